@@ -1,0 +1,9 @@
+/**
+ * Masks a phone number for logs: the country prefix and the last three digits stay, so a person
+ * can still tell two numbers apart (`33612345678` → `336•••••678`).
+ */
+export function maskPhone(phone: string): string {
+  const digits = phone.replace(/\D/g, '');
+  if (digits.length <= 6) return '•'.repeat(digits.length);
+  return digits.slice(0, 3) + '•'.repeat(digits.length - 6) + digits.slice(-3);
+}

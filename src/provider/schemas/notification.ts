@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+/**
+ * The notification envelope posted to a webhook URL (spec §2.7). `data` is left loose here:
+ * each item is classified by its shape (`originSms` present means a reply), never by `type`,
+ * because the service's own sample reply carries `type: "sms.status"`.
+ */
+export const notificationSchema = z.object({
+  id: z.string().min(1),
+  webhookId: z.string(),
+  type: z.string(),
+  data: z.array(z.unknown()),
+});
+export type Notification = z.infer<typeof notificationSchema>;

@@ -1,0 +1,85 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import type { TestProject } from 'vitest/node';
+
+/**
+ * Finds the Redis the tests use: `REDIS_URL` when set, otherwise a throwaway `redis-server`
+ * from PATH on a free port, with nothing kept on disk. Each test file then works under its own
+ * random key prefix (see `redis.ts`), so files never see each other's keys.
+ */
+let server: ChildProcess | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  let url = process.env.REDIS_URL;
+  if (!url) {
+    if (spawnSync('redis-server', ['--version']).error) {
+      throw new Error(
+        'The tests need Redis. Either set REDIS_URL=redis://127.0.0.1:6379 to use a running one, ' +
+          'or put redis-server on PATH (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) ' +
+          'and the tests will start a throwaway one on a free port.',
+      );
+    }
+    const port = await freePort();
+    server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    url = `redis://127.0.0.1:${port}`;
+  }
+  await waitForRedis(url);
+  project.provide('redisUrl', url);
+}
+
+export async function teardown(): Promise<void> {
+  server?.kill('SIGTERM');
+}
+
+async function waitForRedis(url: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const redis = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    redis.on('error', (error) => {
+      lastError = error;
+    });
+    try {
+      await redis.connect();
+      await redis.ping();
+      return;
+    } catch (error) {
+      lastError = error;
+      await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      redis.disconnect();
+    }
+  }
+  throw new Error(`Redis at ${url} did not answer PING within 10 s`, { cause: lastError });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisUrl: string;
+  }
+}
