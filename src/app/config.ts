@@ -1,0 +1,176 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { z } from 'zod';
+import { ConfigError } from '../errors.ts';
+
+const providerUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' })
+  .refine((url) => url.replace(/\/+$/, '').endsWith('/v1'), { error: 'must end with /v1' })
+  .transform((url) => url.replace(/\/+$/, ''));
+
+const countryCode = z
+  .string()
+  .regex(/^[A-Z]{2}$/, { error: 'must be an ISO 3166 country code such as FR' });
+
+/** One location: the service binds each API key pair to exactly one location (spec §1.4). */
+export const locationConfigSchema = z.object({
+  /** The location's name, used in the webhook path `/webhooks/:location/:secret`. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9_-]*$/i, {
+    error: 'must be letters, digits, - or _ (it appears in the webhook URL)',
+  }),
+  /** Base URL of the messaging service, ending with the version segment: https://…/v1. */
+  providerUrl,
+  /** API key id of this location's key pair (dashboard, account menu). */
+  apiKeyId: z.string().min(1, { error: 'is required' }),
+  /** API key secret of this location's key pair. Never logged. */
+  apiKeySecret: z.string().min(1, { error: 'is required' }),
+  /**
+   * Random secret path segment of this location's webhook URL (the service does not sign
+   * notifications). Needed to serve webhooks; the CLI's client commands do without it.
+   */
+  webhookSecret: z
+    .string()
+    .min(16, { error: 'must be at least 16 characters (use: openssl rand -hex 16)' })
+    .optional(),
+  /** Country assumed for phone numbers written in national form (0612345678). */
+  defaultCountry: countryCode.optional(),
+  /** Requests per second this location's key pair may make; the service's limits are not published. */
+  rateLimitPerSecond: z.number().positive().default(10),
+});
+export type LocationConfig = z.infer<typeof locationConfigSchema>;
+
+/** The variables replyflow reads. `loadConfig` is the only reader of the environment. */
+const envSchema = z.object({
+  /** Base URL of the messaging service; must end with /v1. Unset with no key pair: `dev` runs the emulator. */
+  REPLYFLOW_PROVIDER_URL: z.string().optional(),
+  /** API key id of the single location configured through env. */
+  REPLYFLOW_API_KEY_ID: z.string().optional(),
+  /** API key secret of the single location configured through env. */
+  REPLYFLOW_API_KEY_SECRET: z.string().optional(),
+  /** Name of the single location configured through env. */
+  REPLYFLOW_LOCATION: z.string().default('default'),
+  /** Secret path segment of that location's webhook URL. */
+  REPLYFLOW_WEBHOOK_SECRET: z.string().optional(),
+  /** Country for national-form phone numbers (FR, BE, …). */
+  REPLYFLOW_DEFAULT_COUNTRY: z.string().optional(),
+  /** Requests per second for that location's key pair. */
+  REPLYFLOW_RATE_LIMIT: z.coerce.number().optional(),
+  /** A JSON or TypeScript file describing several locations; replaces the single-location variables. */
+  REPLYFLOW_CONFIG: z.string().optional(),
+  /** Folder of bot files (`*.ts`). */
+  REPLYFLOW_BOTS_DIR: z.string().default('./bots'),
+  /** Public base URL of this server; when set, each location's webhook is registered on start. */
+  REPLYFLOW_PUBLIC_URL: z
+    .url({ error: 'must be a URL such as https://bots.example.com' })
+    .optional(),
+  /** Redis connection URL. Unset: the in-memory store (one process, state lost on exit). */
+  REDIS_URL: z.string().optional(),
+  /** HTTP port of the webhook and admin server. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface AppConfig {
+  /** Configured locations; empty means none, and `dev` then runs the built-in emulator. */
+  locations: LocationConfig[];
+  botsDir: string;
+  publicUrl: string | undefined;
+  redisUrl: string | undefined;
+  port: number;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+}
+
+/**
+ * Reads and checks the configuration. Every problem is reported at once, each naming its
+ * variable or config-file field and saying what is expected.
+ */
+export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<AppConfig> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) throw configError(parsed.error, '');
+  const vars = parsed.data;
+  const locations = vars.REPLYFLOW_CONFIG
+    ? await readLocationsFile(vars.REPLYFLOW_CONFIG)
+    : locationFromEnv(vars);
+  return {
+    locations,
+    botsDir: resolve(vars.REPLYFLOW_BOTS_DIR),
+    publicUrl: vars.REPLYFLOW_PUBLIC_URL?.replace(/\/+$/, ''),
+    redisUrl: vars.REDIS_URL || undefined,
+    port: vars.PORT,
+    logLevel: vars.LOG_LEVEL,
+  };
+}
+
+const envNames: Record<string, string> = {
+  name: 'REPLYFLOW_LOCATION',
+  providerUrl: 'REPLYFLOW_PROVIDER_URL',
+  apiKeyId: 'REPLYFLOW_API_KEY_ID',
+  apiKeySecret: 'REPLYFLOW_API_KEY_SECRET',
+  webhookSecret: 'REPLYFLOW_WEBHOOK_SECRET',
+  defaultCountry: 'REPLYFLOW_DEFAULT_COUNTRY',
+  rateLimitPerSecond: 'REPLYFLOW_RATE_LIMIT',
+};
+
+function locationFromEnv(vars: z.infer<typeof envSchema>): LocationConfig[] {
+  const given = [
+    vars.REPLYFLOW_PROVIDER_URL,
+    vars.REPLYFLOW_API_KEY_ID,
+    vars.REPLYFLOW_API_KEY_SECRET,
+  ];
+  if (given.every((value) => !value)) return [];
+  const result = locationConfigSchema.safeParse({
+    name: vars.REPLYFLOW_LOCATION,
+    providerUrl: vars.REPLYFLOW_PROVIDER_URL ?? '',
+    apiKeyId: vars.REPLYFLOW_API_KEY_ID ?? '',
+    apiKeySecret: vars.REPLYFLOW_API_KEY_SECRET ?? '',
+    webhookSecret: vars.REPLYFLOW_WEBHOOK_SECRET || undefined,
+    defaultCountry: vars.REPLYFLOW_DEFAULT_COUNTRY,
+    rateLimitPerSecond: vars.REPLYFLOW_RATE_LIMIT,
+  });
+  if (!result.success) throw configError(result.error, 'env');
+  return [result.data];
+}
+
+const locationsFileSchema = z.object({
+  locations: z
+    .array(locationConfigSchema)
+    .min(1, { error: 'needs at least one location' })
+    .refine((list) => new Set(list.map((l) => l.name)).size === list.length, {
+      error: 'location names must be unique',
+    }),
+});
+
+async function readLocationsFile(path: string): Promise<LocationConfig[]> {
+  const file = resolve(path);
+  let raw: unknown;
+  try {
+    raw = /\.(c|m)?[jt]s$/.test(file)
+      ? ((await import(pathToFileURL(file).href)) as { default: unknown }).default
+      : JSON.parse(await readFile(file, 'utf8'));
+  } catch (cause) {
+    throw new ConfigError(
+      `REPLYFLOW_CONFIG=${path}: cannot read ${file} (${(cause as Error).message}); ` +
+        'point it at a JSON file or a module whose default export is { locations: [...] }',
+      { cause },
+    );
+  }
+  const result = locationsFileSchema.safeParse(raw);
+  if (!result.success) throw configError(result.error, file);
+  return result.data.locations;
+}
+
+function configError(error: z.ZodError, source: string): ConfigError {
+  const lines = error.issues.map((issue) => {
+    const [first, ...rest] = issue.path.map(String);
+    const name =
+      source === 'env'
+        ? (envNames[first ?? ''] ?? first)
+        : source === ''
+          ? first
+          : `${source}: ${[first, ...rest].join('.')}`;
+    return `${name} ${issue.message}`;
+  });
+  return new ConfigError(`invalid configuration:\n  - ${lines.join('\n  - ')}`);
+}
