@@ -1,0 +1,123 @@
+/**
+ * The records the store keeps. Every persisted shape carries `v`, its schema version, so a
+ * later release can read or migrate what an earlier one wrote.
+ */
+
+/** A conversation is keyed by the location and the phone number (service form, digits only). */
+export interface ConversationKey {
+  location: string;
+  phone: string;
+}
+
+/** Fields every mailbox event has. `id` is stable across redeliveries of the same notification. */
+interface EventBase {
+  v: 1;
+  id: string;
+  location: string;
+  phone: string;
+  /** When replyflow took the event in (ms since epoch, from the injected clock). */
+  receivedAt: number;
+}
+
+/** A person's reply to the short code (an `sms.reply` data item). */
+export interface ReplyEvent extends EventBase {
+  kind: 'reply';
+  body: string;
+  originSmsId: string;
+  /** The short code the reply was sent to. */
+  to: string;
+}
+
+/** A delivery-status change of a message replyflow sent (an `sms.status` data item, or a send failure). */
+export interface StatusEvent extends EventBase {
+  kind: 'status';
+  smsId: string;
+  /** The outbox message this status is about, when known (send failures always know it). */
+  outboxId?: string;
+  status: 'pending' | 'sent' | 'delivered' | 'errored';
+  statusReason: string;
+}
+
+/** A request to start a bot's conversation with a phone (campaigns, CLI, tests). */
+export interface StartEvent extends EventBase {
+  kind: 'start';
+  botId: string;
+  input: unknown;
+}
+
+/** An XState delayed event that came due (issue 5 fills this in). */
+export interface TimerEvent extends EventBase {
+  kind: 'timer';
+  runId: string;
+  timerId: string;
+  event: { type: string; [key: string]: unknown };
+}
+
+export type MailboxEvent = ReplyEvent | StatusEvent | StartEvent | TimerEvent;
+
+export type ConversationStatus = 'active' | 'done' | 'errored';
+
+/** The one conversation slot of a (location, phone): the current or last run of a bot. */
+export interface ConversationRecord extends ConversationKey {
+  v: 1;
+  /** Identifies this run; a new conversation with the same phone gets a new runId. */
+  runId: string;
+  botId: string;
+  /** Hash of the bot's machine definition the snapshot was made with. */
+  botVersion: string;
+  status: ConversationStatus;
+  /** XState persisted snapshot (`machine.getPersistedSnapshot`). */
+  snapshot: unknown;
+  /** Incremented by every commit; the fencing version. */
+  seq: number;
+  startedAt: number;
+  updatedAt: number;
+  /** Why the run ended, when it did (`final`, `endConversation`, `SNAPSHOT_VERSION_MISMATCH`, `BOT_THREW`…). */
+  endedReason?: string;
+}
+
+/** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */
+export interface OutboundMessage extends ConversationKey {
+  v: 1;
+  /** Stable id: `${eventId}:${index}`; the "sent" guard is keyed by it. */
+  id: string;
+  runId: string;
+  botId: string;
+  body: string;
+  queuedAt: number;
+  /** Send attempts so far (transient failures). */
+  attempts: number;
+}
+
+/** What replyflow knows of one SMS the service accepted, keyed by the service's sms id. */
+export interface MessageRecord extends ConversationKey {
+  v: 1;
+  smsId: string;
+  status: 'pending' | 'sent' | 'delivered' | 'errored';
+  statusReason: string;
+  runId?: string;
+  botId?: string;
+  outboxId?: string;
+  parts?: number;
+  price?: number;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** How far along a status is; a record only moves to a higher rank (a late `sent` never undoes `delivered`). */
+export const statusRank: Record<MessageRecord['status'], number> = {
+  pending: 0,
+  sent: 1,
+  delivered: 2,
+  errored: 2,
+};
+
+/** A notification (or part of one) that could not be used, kept for inspection. */
+export interface DeadLetter {
+  v: 1;
+  at: number;
+  reason: string;
+  /** The raw body, truncated to a few kB. */
+  body: string;
+  location?: string;
+}

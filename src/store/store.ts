@@ -1,0 +1,142 @@
+import type {
+  ConversationKey,
+  ConversationRecord,
+  DeadLetter,
+  MailboxEvent,
+  MessageRecord,
+  OutboundMessage,
+  StatusEvent,
+} from './records.ts';
+
+/**
+ * The storage port of the engine, the webhook route and the sender. Two drivers implement it:
+ * `redis/` (production) and `memory/` (the embedded default); one contract suite
+ * (`test/integration/store/store-contract.ts`) runs against both.
+ *
+ * Work is organised as two lease queues, `inbox` (mailboxes of events) and `outbox` (messages
+ * to send), each with one list per conversation and a ready set per partition. A conversation
+ * belongs to partition `partitionOf(phone)`; every operation below touches one partition, so on
+ * Redis every Lua call touches one hash slot.
+ *
+ * Every method may reject with `StoreUnavailableError` when the backend cannot be reached.
+ */
+export interface Store {
+  /** Number of partitions of the shared structures. */
+  readonly partitions: number;
+
+  /** The partition of a phone number (stable for the life of the data). */
+  partitionOf(phone: string): number;
+
+  /**
+   * Takes in one notification. Per partition touched, atomically: skip everything when
+   * `notificationId` was already ingested (kept ≥ 7 days); for status items, move the message
+   * record forward (never back: see `statusRank`) and push the event only when it moved; push
+   * every other event onto its conversation's mailbox (in array order) and mark the
+   * conversation ready. All partitions go in ONE round trip. Resolves only once durable.
+   */
+  ingest(notificationId: string, items: IngestItem[], now: number): Promise<IngestResult>;
+
+  /**
+   * Takes a ready conversation of `queue` in `partition` whose ready time has come, locks it
+   * with a fresh token for `leaseMs`, and hides it from other claimers for that long. A
+   * claimer that dies loses the lock when the lease runs out; the conversation is then
+   * claimable again. Resolves null when nothing is ready.
+   */
+  claim(queue: QueueName, partition: number, leaseMs: number, now: number): Promise<Claim | null>;
+
+  /** Releases a claim: the lock is deleted (compare-and-delete on the token), and the
+   * conversation stays ready if its list is not empty (at `notBefore` when given). */
+  release(claim: Claim, now: number, notBefore?: number): Promise<void>;
+
+  /** Reads, under a claim, the conversation record and the first event of its mailbox. */
+  readInbox(claim: Claim): Promise<InboxView>;
+
+  /**
+   * Commits one step atomically: fails with `lost-lock` unless the claim's token still holds
+   * the lock; with `stale` unless the mailbox head is `eventId` and the record's seq is
+   * `expectedSeq` (0 when there is no record). Then: write `record` (when given), pop the head,
+   * append `outbound` to the outbox and mark it ready, record `eventId` as applied, and extend
+   * the lease. Returns the view of the next event, so a drain loop needs one call per event.
+   */
+  commitStep(claim: Claim, step: StepCommit, now: number): Promise<CommitResult>;
+
+  /** Reads, under an outbox claim, the first message and, when the "sent" guard already
+   * holds an sms id for it, that id (the message must not be sent again). */
+  readOutbox(claim: Claim): Promise<OutboxView>;
+
+  /**
+   * After the service accepted a message: atomically pop it (when it is the head), set the
+   * "sent" guard `message.id → smsId` (kept ≥ 7 days), and write the message record. Status
+   * fields already recorded by an earlier `sms.status` notification are kept.
+   */
+  recordSent(claim: Claim, messageId: string, record: MessageRecord, now: number): Promise<CommitResult>;
+
+  /** A transient failure: store the head message's new attempt count and release the claim
+   * with the conversation ready again at `notBefore`. */
+  deferOutbound(claim: Claim, messageId: string, attempts: number, notBefore: number): Promise<CommitResult>;
+
+  /** A permanent failure: pop the head message and, atomically, push `statusEvent` onto the
+   * conversation's mailbox so the bot hears of it. */
+  failOutbound(claim: Claim, messageId: string, statusEvent: StatusEvent, now: number): Promise<CommitResult>;
+
+  /** Calls `listener` when work may be ready (after ingest, commit, release). Returns an unsubscribe. */
+  onReady(listener: (queue: QueueName, partition: number) => void): () => void;
+
+  getConversation(key: ConversationKey): Promise<ConversationRecord | null>;
+  getMessage(phone: string, smsId: string): Promise<MessageRecord | null>;
+  /** Event ids applied to the conversation, oldest first (a capped log, for inspection and tests). */
+  listApplied(key: ConversationKey): Promise<string[]>;
+  pendingEvents(key: ConversationKey): Promise<MailboxEvent[]>;
+  pendingOutbound(key: ConversationKey): Promise<OutboundMessage[]>;
+
+  /** Keeps a dead letter in a capped list (newest first). */
+  pushDeadLetter(letter: DeadLetter): Promise<void>;
+  listDeadLetters(limit?: number): Promise<DeadLetter[]>;
+
+  close(): Promise<void>;
+}
+
+export type QueueName = 'inbox' | 'outbox';
+
+export interface IngestItem {
+  event: MailboxEvent;
+  /** For status items: the message record update, applied only when it moves the record forward. */
+  status?: Pick<MessageRecord, 'status' | 'statusReason' | 'parts' | 'price' | 'createdAt' | 'updatedAt'>;
+}
+
+export interface IngestResult {
+  /** True when every partition had already seen this notification id. */
+  duplicate: boolean;
+  /** Events pushed onto mailboxes by this call. */
+  pushed: number;
+}
+
+export interface Claim extends ConversationKey {
+  queue: QueueName;
+  partition: number;
+  token: string;
+}
+
+export interface InboxView {
+  record: ConversationRecord | null;
+  next: MailboxEvent | null;
+  /** For a reply: the record of the message it answers (`originSmsId`), when replyflow sent it. */
+  origin: MessageRecord | null;
+}
+
+export interface OutboxView {
+  message: OutboundMessage | null;
+  sentSmsId: string | null;
+}
+
+export interface StepCommit {
+  eventId: string;
+  expectedSeq: number;
+  /** The new record (its seq must be expectedSeq + 1), or null to leave the record as it is. */
+  record: ConversationRecord | null;
+  outbound: OutboundMessage[];
+}
+
+export type CommitResult =
+  | { ok: true; next?: InboxView }
+  | { ok: false; reason: 'lost-lock' | 'stale' };
