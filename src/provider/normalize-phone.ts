@@ -1,4 +1,9 @@
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import {
+  type CountryCode,
+  type NumberType,
+  type PhoneNumber,
+  parsePhoneNumberFromString,
+} from 'libphonenumber-js/max';
 import { errorCodes, ValidationError } from '../errors.ts';
 
 export interface NormalizePhoneOptions {
@@ -11,7 +16,10 @@ export interface NormalizePhoneOptions {
   allowFixedLineOrMobile?: boolean;
 }
 
-const separators = /[\s.\-()/]/g;
+/** Spaces (including the no-break spaces of French typography), dots, dashes of any width, brackets, slashes. */
+const separators = /[\s.\-\u2010-\u2015()/]/g;
+/** A `tel:` URI prefix (RFC 3966), as copied from a web page's link. */
+const telPrefix = /^tel:/i;
 
 /**
  * Turns a phone number as people write it into the service's form: digits with the country
@@ -26,8 +34,14 @@ const separators = /[\s.\-()/]/g;
  * normalizePhone('33123456789'); // throws ValidationError NOT_A_MOBILE_NUMBER (a Paris landline)
  */
 export function normalizePhone(input: string, options: NormalizePhoneOptions = {}): string {
-  const number = parse(input, options.defaultCountry);
-  if (!number?.isValid()) {
+  const isMobile = (type: NumberType) =>
+    type === 'MOBILE' ||
+    (type === 'FIXED_LINE_OR_MOBILE' && options.allowFixedLineOrMobile !== false);
+  const valid = readings(input, options.defaultCountry).filter((number) => number.isValid());
+  // Bare digits can read two ways: `2015550123` with US is a New Jersey number, yet `+20…` is
+  // a valid Egyptian landline. An SMS needs a mobile, so the mobile reading wins.
+  const number = valid.find((n) => isMobile(n.getType())) ?? valid[0];
+  if (!number) {
     throw new ValidationError(
       errorCodes.INVALID_PHONE_NUMBER,
       `'${input}' is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)` +
@@ -36,10 +50,7 @@ export function normalizePhone(input: string, options: NormalizePhoneOptions = {
     );
   }
   const type = number.getType();
-  const mobile =
-    type === 'MOBILE' ||
-    (type === 'FIXED_LINE_OR_MOBILE' && options.allowFixedLineOrMobile !== false);
-  if (!mobile) {
+  if (!isMobile(type)) {
     throw new ValidationError(
       errorCodes.NOT_A_MOBILE_NUMBER,
       `'${input}' is a ${describeType(type)} number; the service only sends SMS to mobile numbers`,
@@ -60,16 +71,24 @@ export function isServiceMobileNumber(digits: string): boolean {
   }
 }
 
-function parse(input: string, defaultCountry: CountryCode | undefined) {
-  const compact = input.trim().replace(separators, '');
-  if (compact.startsWith('+')) return parsePhoneNumberFromString(compact);
-  if (compact.startsWith('00')) return parsePhoneNumberFromString(`+${compact.slice(2)}`);
-  if (compact.startsWith('0')) {
-    return defaultCountry ? parsePhoneNumberFromString(compact, defaultCountry) : undefined;
-  }
-  const international = parsePhoneNumberFromString(`+${compact}`);
-  if (international?.isValid() || !defaultCountry) return international;
-  return parsePhoneNumberFromString(compact, defaultCountry);
+/**
+ * The ways to read `input`: international when it starts with `+` or `00`, national when it
+ * starts with a trunk `0`, and both for bare digits, international first since that is the
+ * service's own form (`33612345678`).
+ */
+function readings(input: string, defaultCountry: CountryCode | undefined): PhoneNumber[] {
+  const compact = input.trim().replace(telPrefix, '').replace(separators, '');
+  const international = (digits: string) => parsePhoneNumberFromString(`+${digits}`);
+  const national = () =>
+    defaultCountry ? parsePhoneNumberFromString(compact, defaultCountry) : undefined;
+  const candidates = compact.startsWith('+')
+    ? [parsePhoneNumberFromString(compact)]
+    : compact.startsWith('00')
+      ? [international(compact.slice(2))]
+      : compact.startsWith('0')
+        ? [national()]
+        : [international(compact), national()];
+  return candidates.filter((number) => number !== undefined);
 }
 
 function describeType(type: string | undefined): string {
