@@ -25,6 +25,17 @@ export const sendSmsRequestSchema = z.object({
 });
 export type SendSmsRequest = z.infer<typeof sendSmsRequestSchema>;
 
+/**
+ * `POST /sms` as the emulator accepts it: `to` and `body` are required, `from` defaults to ''
+ * (the short code) and the two flags to false. Our documented assumption where the spec is
+ * silent; the client still sends all five fields.
+ */
+export const sendSmsRequestWithDefaultsSchema = sendSmsRequestSchema.extend({
+  from: sendSmsRequestSchema.shape.from.default(''),
+  shortenUrls: sendSmsRequestSchema.shape.shortenUrls.default(false),
+  isTransactional: sendSmsRequestSchema.shape.isTransactional.default(false),
+});
+
 /** The SMS object (spec §2.1), as returned by `POST /sms`, `GET /sms/{id}` and in webhooks. */
 export const smsSchema = sendSmsRequestSchema.extend({
   id: z.string().min(1),
