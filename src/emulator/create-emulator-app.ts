@@ -1,0 +1,141 @@
+import express from 'express';
+import { createLogger } from '../observability/logger.ts';
+import { type Clock, systemClock } from '../scheduler/clock.ts';
+import { contactRoutes } from './api/contact-routes.ts';
+import { smsRoutes } from './api/sms-routes.ts';
+import { webhookRoutes } from './api/webhook-routes.ts';
+import { authenticate } from './authenticate.ts';
+import { inspectionRoutes } from './control/inspection-routes.ts';
+import { scriptingRoutes } from './control/scripting-routes.ts';
+import { DeliveryLog } from './delivery-log.ts';
+import type { EmulatorContext } from './emulator-context.ts';
+import { type EmulatorOptions, resolveEmulatorOptions, seededColumns } from './emulator-options.ts';
+import { EndpointFaults } from './endpoint-faults.ts';
+import { EventStream } from './event-stream.ts';
+import { handleApiError, routeNotFound } from './handle-api-error.ts';
+import { LocationStore } from './location-store.ts';
+import { MessageStore } from './message-store.ts';
+import { PendingWork } from './pending-work.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import { RequestLog } from './request-log.ts';
+import { SmsLifecycle } from './sms-lifecycle.ts';
+import { WebhookDispatcher } from './webhook-dispatcher.ts';
+import { WebhookFaults } from './webhook-faults.ts';
+
+/** Time and randomness, injectable for tests; real ones by default. */
+export interface EmulatorDeps {
+  clock?: Clock;
+  /** Draws the `rate` of injected endpoint faults. */
+  random?: () => number;
+}
+
+export interface EmulatorApp {
+  app: express.Express;
+  context: EmulatorContext;
+  /** Stops every timer, delivery and event stream; the HTTP server is the caller's. */
+  close(): Promise<void>;
+}
+
+/**
+ * The emulator as an Express app with no transport: the service API under `/v1` and the
+ * control API under `/_emulator`. `startEmulator` listens with it; tests may mount it directly.
+ */
+export function createEmulatorApp(options: EmulatorOptions, deps: EmulatorDeps = {}): EmulatorApp {
+  const config = resolveEmulatorOptions(options);
+  const clock = deps.clock ?? systemClock;
+  const logger = (options.logger ?? createLogger({ level: 'silent' })).child({
+    component: 'emulator',
+  });
+  const work = new PendingWork(config.timeScale, logger);
+  const events = new EventStream();
+  const messages = new MessageStore(clock);
+  const locations = new LocationStore({
+    initialBalance: config.initialBalance,
+    columns: (venueId) => seededColumns(config, venueId),
+  });
+  const outcomes: EmulatorContext['outcomes'] = new Map();
+  const deliveryLog = new DeliveryLog();
+  const requestLog = new RequestLog();
+  const endpointFaults = new EndpointFaults(deps.random);
+  const webhookFaults = new WebhookFaults();
+  const rateLimiter = new RateLimiter(config.rateLimitPerSecond, clock);
+  const dispatcher = new WebhookDispatcher({
+    config,
+    locations,
+    work,
+    events,
+    clock,
+    logger,
+    faults: webhookFaults,
+    log: deliveryLog,
+  });
+  const lifecycle = new SmsLifecycle({
+    config,
+    messages,
+    locations,
+    outcomes,
+    work,
+    dispatcher,
+    events,
+    clock,
+    logger,
+  });
+  const context: EmulatorContext = {
+    config,
+    clock,
+    logger,
+    messages,
+    locations,
+    outcomes,
+    work,
+    lifecycle,
+    dispatcher,
+    deliveryLog,
+    requestLog,
+    events,
+    endpointFaults,
+    webhookFaults,
+    rateLimiter,
+    reset() {
+      // Timers first, so no status change or retry lands in the emptied stores.
+      work.cancelAll();
+      messages.clear();
+      locations.clear();
+      outcomes.clear();
+      deliveryLog.clear();
+      requestLog.clear();
+      endpointFaults.clear();
+      webhookFaults.clear();
+      rateLimiter.clear();
+      rateLimiter.perSecond = config.rateLimitPerSecond;
+    },
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use('/_emulator', express.json(), inspectionRoutes(context), scriptingRoutes(context));
+  app.use(
+    '/v1',
+    requestLog.middleware(clock),
+    // Credentials, then the rate, then injected faults: a 503 only reaches a known client.
+    authenticate(config.keyPairs),
+    rateLimiter.middleware(),
+    endpointFaults.middleware(),
+    express.json(),
+    smsRoutes(context),
+    webhookRoutes(context),
+    contactRoutes(context),
+  );
+  app.use(routeNotFound);
+  app.use(handleApiError(logger));
+
+  return {
+    app,
+    context,
+    async close() {
+      work.stop();
+      events.closeAll();
+      await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { Response } from 'express';
+
+/** What the emulator announces on `GET /_emulator/events`. */
+export type EmulatorEventName = 'sms.created' | 'sms.status' | 'reply' | 'delivery';
+
+/**
+ * A Server-Sent Events hub: the dev phone page, and anyone curious, watch what the emulator does
+ * as it happens. Nothing is buffered; a subscriber sees the events after it connected.
+ */
+export class EventStream {
+  readonly #subscribers = new Set<Response>();
+
+  subscribe(res: Response): void {
+    res.status(200).set({
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+    });
+    res.flushHeaders();
+    // A comment line, so the client knows at once that the stream is open.
+    res.write(': connected\n\n');
+    this.#subscribers.add(res);
+    res.on('close', () => this.#subscribers.delete(res));
+  }
+
+  publish(event: EmulatorEventName, data: unknown): void {
+    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const res of this.#subscribers) res.write(frame);
+  }
+
+  closeAll(): void {
+    for (const res of this.#subscribers) res.end();
+    this.#subscribers.clear();
+  }
+}

@@ -1,0 +1,56 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createEmulatorApp, type EmulatorDeps } from './create-emulator-app.ts';
+import type { EmulatorOptions } from './emulator-options.ts';
+
+export interface RunningEmulator {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** `url + '/v1'`, the service's base URL. */
+  baseUrl: string;
+  port: number;
+  /** Stops the server and every pending timer and delivery. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the emulator of the messaging service on HTTP.
+ *
+ * @example
+ * const emulator = await startEmulator({ port: 0, keyPairs: [{ id: 'k', secret: 's', location: 'paris' }] });
+ * await fetch(`${emulator.baseUrl}/sms`, { method: 'POST', headers: { 'x-api-key-id': 'k', 'x-api-key-secret': 's', 'content-type': 'application/json' }, body: JSON.stringify({ to: '33612345678', body: 'Hi' }) });
+ * await emulator.close();
+ */
+export async function startEmulator(
+  options: EmulatorOptions,
+  deps: EmulatorDeps = {},
+): Promise<RunningEmulator> {
+  const emulator = createEmulatorApp(options, deps);
+  const { host, port: wantedPort } = emulator.context.config;
+  const server = createServer(emulator.app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(wantedPort, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    port,
+    close() {
+      closing ??= (async () => {
+        await emulator.close();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive sockets (clients, event streams) would otherwise hold close() open.
+        server.closeAllConnections();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}
