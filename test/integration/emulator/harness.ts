@@ -4,7 +4,8 @@ import {
   type RunningEmulator,
   startEmulator,
 } from '../../../src/emulator/index.ts';
-import type { Sms } from '../../../src/provider/schemas/sms.ts';
+import type { NotifiedSms, Sms, SmsStatus } from '../../../src/provider/schemas/sms.ts';
+import { waitFor } from '../../support/wait-for.ts';
 
 /** Two key pairs in two locations, to show that each sees only its own data. */
 export const paris: EmulatorKeyPair = {
@@ -39,6 +40,8 @@ export interface TestEmulator extends RunningEmulator {
   ): Promise<JsonAnswer<T>>;
   /** A control API call under /_emulator. */
   control<T = Json>(method: string, path: string, body?: unknown): Promise<JsonAnswer<T>>;
+  /** Polls `GET /sms/{id}` until the SMS has `status`; returns it. */
+  waitForStatus(id: string, status: SmsStatus, keyPair?: EmulatorKeyPair): Promise<NotifiedSms>;
   /** `POST /sms` that must succeed; returns the answer body. */
   send(request: Record<string, unknown>, keyPair?: EmulatorKeyPair): Promise<Sms>;
 }
@@ -84,6 +87,14 @@ export async function startTestEmulator(
         keyPair ? { 'x-api-key-id': keyPair.id, 'x-api-key-secret': keyPair.secret } : {},
       ),
     control: (method, path, body) => call(`${emulator.url}/_emulator${path}`, method, body, {}),
+    waitForStatus: (id, status, keyPair = paris) =>
+      waitFor(
+        async () => {
+          const answer = await test.api('GET', `/sms/${id}`, undefined, keyPair);
+          return answer.body?.status === status && (answer.body as NotifiedSms);
+        },
+        { message: `sms ${id} ${status}` },
+      ),
     async send(request, keyPair = paris) {
       const answer = await test.api('POST', '/sms', request, keyPair);
       if (answer.status !== 201) {
