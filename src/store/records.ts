@@ -34,6 +34,8 @@ export interface StatusEvent extends EventBase {
   smsId: string;
   /** The outbox message this status is about, when known (send failures always know it). */
   outboxId?: string;
+  /** The run that queued the message, when no message record exists (send failures). */
+  runId?: string;
   status: 'pending' | 'sent' | 'delivered' | 'errored';
   statusReason: string;
 }

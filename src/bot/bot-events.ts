@@ -1,0 +1,46 @@
+/**
+ * The events a bot's machine receives. Declare them in `setup({ types: { events: {} as BotEvent } })`
+ * to get them typed in guards and actions.
+ */
+
+/** A person replied to the short code. */
+export interface SmsReplyEvent {
+  type: 'sms.reply';
+  /** Text of the reply. */
+  body: string;
+  /** The person's number, digits with country prefix (`33612345678`). */
+  from: string;
+  /** When replyflow received it, ISO 8601 UTC. */
+  receivedAt: string;
+  /** The id of the message the person answered. */
+  originSmsId: string;
+}
+
+/** A message this conversation sent changed status (spec §3), or could not be sent (`send_failed`). */
+export interface SmsStatusEvent {
+  type: 'sms.status';
+  status: 'sent' | 'delivered' | 'errored';
+  /** `DELIVRD`, `EXPIRED`, `insufficient_balance`, `invalid_phone_number`, `send_failed`, or ''. */
+  statusReason: string;
+  /** The service's id of the message. */
+  smsId: string;
+}
+
+/** The conversation was started for this phone (a campaign, the CLI, a test), with its input. */
+export interface ConversationStartEvent<TInput = unknown> {
+  type: 'conversation.start';
+  input: TInput;
+}
+
+export type BotEvent<TInput = unknown> =
+  | SmsReplyEvent
+  | SmsStatusEvent
+  | ConversationStartEvent<TInput>;
+
+/** What a machine's `input` holds when replyflow creates a conversation. */
+export interface BotInput<TInput = unknown> {
+  location: string;
+  phone: string;
+  /** The start input: `conversation.start`'s input, or `{ keyword }` when a keyword started it. */
+  input: TInput;
+}

@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { AnyStateMachine } from 'xstate';
+import { errorCodes, ReplyflowError } from '../errors.ts';
+import { normalizeKeyword } from './normalize-keyword.ts';
+
+/** What `migrate` receives: the stored snapshot and the version it was made with. */
+export interface MigrationInput {
+  snapshot: unknown;
+  fromVersion: string;
+  toVersion: string;
+}
+
+/** The options of `defineBot`. */
+export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> {
+  /** Unique id of the bot; stored with every conversation. Letters, digits, `-` and `_`. */
+  id: string;
+  /** An XState v5 machine made with `setup({...}).createMachine({...})`. */
+  machine: TMachine;
+  /** Keywords that start this bot when a person with no active conversation texts one. */
+  triggers?: { keywords: readonly string[] };
+  /** This bot answers messages no other bot claims (one fallback bot per process). */
+  fallback?: boolean;
+  /**
+   * Turns a snapshot stored by an earlier version of the machine into one this version can
+   * resume; return `null` to end that conversation instead. Without it, conversations of an
+   * older version end with the code `SNAPSHOT_VERSION_MISMATCH`.
+   */
+  migrate?: (input: MigrationInput) => unknown;
+}
+
+/** A bot, ready to be served: its options plus the normalised keywords and the version hash. */
+export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
+  extends BotOptions<TMachine> {
+  readonly kind: 'replyflow.bot';
+  /** Hash of the machine definition; a snapshot made with another version is migrated or ended. */
+  readonly version: string;
+  readonly keywords: readonly string[];
+}
+
+/**
+ * Declares a bot. Export it as the default export of a file in `bots/`.
+ *
+ * @example
+ * import { setup } from 'xstate';
+ * import { defineBot, reply, endConversation, type BotEvent } from 'replyflow';
+ *
+ * export default defineBot({
+ *   id: 'opt-in',
+ *   triggers: { keywords: ['JOIN'] },
+ *   machine: setup({ types: { events: {} as BotEvent } }).createMachine({
+ *     initial: 'asking',
+ *     states: {
+ *       asking: {
+ *         entry: reply('Reply YES to get our news by SMS.'),
+ *         on: { 'sms.reply': { target: 'done', actions: reply('Thanks, you are in.') } },
+ *       },
+ *       done: { type: 'final' },
+ *     },
+ *   }),
+ * });
+ */
+export function defineBot<TMachine extends AnyStateMachine>(
+  options: BotOptions<TMachine>,
+): Bot<TMachine> {
+  if (!/^[A-Za-z0-9_-]+$/.test(options.id ?? '')) {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot id '${options.id}' is invalid: use letters, digits, - and _`,
+    );
+  }
+  if (typeof options.machine?.transition !== 'function' || !options.machine.root) {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot '${options.id}': machine must be an XState v5 machine made with setup().createMachine()`,
+    );
+  }
+  const keywords = (options.triggers?.keywords ?? []).map((word) => {
+    const normalized = normalizeKeyword(word);
+    if (!normalized) {
+      throw new ReplyflowError(
+        errorCodes.BOT_DEFINITION_INVALID,
+        `bot '${options.id}': keyword '${word}' has no letters or digits`,
+      );
+    }
+    return normalized;
+  });
+  return { ...options, kind: 'replyflow.bot', version: machineVersion(options.machine), keywords };
+}
+
+/** True for a value made by `defineBot`. */
+export function isBot(value: unknown): value is Bot {
+  return typeof value === 'object' && value !== null && (value as Bot).kind === 'replyflow.bot';
+}
+
+/** A short hash of the machine's structure (states, transitions, action and guard names). */
+function machineVersion(machine: AnyStateMachine): string {
+  const text = JSON.stringify({ definition: machine.definition, version: machine.version ?? null });
+  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}

@@ -1,0 +1,34 @@
+import { type EventObject, emit, type MachineContext } from 'xstate';
+
+/** The event `reply` emits; the engine turns each into an outbound SMS. */
+export interface ReplyEmitted {
+  type: 'replyflow.reply';
+  text: string;
+}
+
+export type ReplyText<TContext, TEvent> =
+  | string
+  | ((args: { context: TContext; event: TEvent }) => string);
+
+/**
+ * An action that queues an SMS to the person of this conversation, sent from the short code so
+ * they can answer. It is committed with the step: sent once, after the state is saved.
+ *
+ * @example
+ * entry: reply('Your appointment is tomorrow at 10:00. Reply YES to confirm or NO to cancel.'),
+ * on: {
+ *   'sms.reply': { actions: reply(({ event }) => `You said: ${event.body}`) },
+ * }
+ */
+export function reply<
+  TContext extends MachineContext,
+  TExpressionEvent extends EventObject,
+  TEvent extends EventObject = TExpressionEvent,
+>(text: ReplyText<TContext, TExpressionEvent>) {
+  return emit<TContext, TExpressionEvent, undefined, TEvent, ReplyEmitted>(
+    ({ context, event }) => ({
+      type: 'replyflow.reply',
+      text: typeof text === 'function' ? text({ context, event }) : text,
+    }),
+  );
+}

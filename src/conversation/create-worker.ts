@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import type { BotRegistry } from '../bot/bot-registry.ts';
+import type { Logger } from '../observability/logger.ts';
+import { maskPhone } from '../observability/mask-phone.ts';
+import type { Clock } from '../scheduler/clock.ts';
+import { createQueueConsumer } from '../store/create-queue-consumer.ts';
+import type { MessageRecord } from '../store/records.ts';
+import type { Claim, InboxView, Store } from '../store/store.ts';
+import { runStep, type StepOutcome } from './run-step.ts';
+
+export interface WorkerOptions {
+  store: Store;
+  registry: BotRegistry;
+  clock: Clock;
+  logger: Logger;
+  /** Conversations drained at once by this process. */
+  concurrency?: number;
+  /** How long a claim hides a conversation from other workers; a dead worker's claim expires after it. */
+  leaseMs?: number;
+  /** Longest wait between scans when no ready signal arrives. */
+  idleMs?: number;
+  newRunId?: () => string;
+  /** Called after each committed step (metrics, tests). */
+  onStep?: (outcome: StepOutcome, claim: Claim) => void;
+}
+
+export interface Worker {
+  start(): void;
+  /** Stops claiming; resolves when every lane has committed or abandoned its current step. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The conversation worker: claims ready conversations, and drains each mailbox in order, one
+ * committed step per event. Several processes may run workers on one store: the claim's token
+ * lock and the commit's fencing keep each event applied exactly once in effect.
+ */
+export function createWorker(options: WorkerOptions): Worker {
+  const { store, clock, logger } = options;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const newRunId = options.newRunId ?? randomUUID;
+  const consumer = createQueueConsumer({
+    store,
+    queue: 'inbox',
+    clock,
+    logger,
+    concurrency: options.concurrency ?? 8,
+    leaseMs,
+    idleMs: options.idleMs ?? 250,
+    handle: drain,
+  });
+
+  async function drain(claim: Claim): Promise<void> {
+    try {
+      let view: InboxView = await store.readInbox(claim);
+      while (view.next && consumer.running) {
+        const event = view.next;
+        const { commit, outcome } = runStep({
+          event,
+          record: view.record,
+          message: await messageOf(event, view),
+          registry: options.registry,
+          now: clock.now(),
+          newRunId,
+        });
+        report(claim, event.id, event.kind, outcome);
+        const result = await store.commitStep(claim, commit, clock.now());
+        if (!result.ok) {
+          logger.warn(
+            { reason: result.reason, event: event.id },
+            'step not committed; leaving the conversation',
+          );
+          return;
+        }
+        options.onStep?.(outcome, claim);
+        view = result.next ?? (await store.readInbox(claim));
+      }
+    } finally {
+      // Compare-and-delete on the token: safe even when the lock was lost meanwhile.
+      await store.release(claim, clock.now()).catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not release a conversation; its lease will expire');
+      });
+    }
+  }
+
+  async function messageOf(
+    event: InboxView['next'],
+    view: InboxView,
+  ): Promise<MessageRecord | null> {
+    if (event?.kind === 'reply') return view.origin;
+    if (event?.kind === 'status') return store.getMessage(event.phone, event.smsId);
+    return null;
+  }
+
+  function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {
+    const log = logger.child({
+      location: claim.location,
+      conversation: maskPhone(claim.phone),
+      bot: outcome.botId ?? outcome.ended?.botId,
+    });
+    if (outcome.ended) {
+      log.warn(
+        { code: outcome.ended.code, detail: outcome.ended.detail, event: eventId },
+        'conversation ended: it cannot resume',
+      );
+    }
+    if (outcome.error) {
+      log.error(
+        { err: outcome.error, event: eventId, kind, code: 'BOT_THREW' },
+        'bot threw; conversation marked errored',
+      );
+    } else {
+      log.debug({ event: eventId, kind, route: outcome.route, reason: outcome.reason }, 'step');
+    }
+    if (outcome.ignoredActions.length > 0) {
+      log.warn(
+        { actions: outcome.ignoredActions },
+        'custom actions are not run by the engine; use reply() and endConversation()',
+      );
+    }
+  }
+
+  return { start: () => consumer.start(), stop: () => consumer.stop() };
+}

@@ -1,0 +1,159 @@
+import type { Logger } from '../observability/logger.ts';
+import { maskPhone } from '../observability/mask-phone.ts';
+import type { Clock } from '../scheduler/clock.ts';
+import { createQueueConsumer } from '../store/create-queue-consumer.ts';
+import type { OutboundMessage } from '../store/records.ts';
+import type { Claim, OutboxView, Store } from '../store/store.ts';
+import { classifySendError, type SmsGateway } from './sms-gateway.ts';
+
+export interface SenderOptions {
+  store: Store;
+  gateway: SmsGateway;
+  clock: Clock;
+  logger: Logger;
+  concurrency?: number;
+  leaseMs?: number;
+  idleMs?: number;
+  /** Attempts before a transiently failing message is given up (`send_failed`). */
+  maxAttempts?: number;
+  /** First retry delay; doubles on each attempt, with jitter, up to `maxDelayMs`. */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  random?: () => number;
+}
+
+/**
+ * The outbox sender: claims conversations with messages to send and sends them in the order
+ * the bot queued them, from the short code. A message the service accepted is popped together
+ * with its "sent" guard and its message record, in one atomic call: after that it is never sent
+ * again. A duplicate is possible only if this process dies between the service's answer and
+ * that call (DESIGN §2.4).
+ */
+export function createSender(options: SenderOptions) {
+  const { store, gateway, clock, logger } = options;
+  const maxAttempts = options.maxAttempts ?? 8;
+  const baseDelayMs = options.baseDelayMs ?? 1_000;
+  const maxDelayMs = options.maxDelayMs ?? 60_000;
+  const random = options.random ?? Math.random;
+
+  const consumer = createQueueConsumer({
+    store,
+    queue: 'outbox',
+    clock,
+    logger,
+    concurrency: options.concurrency ?? 8,
+    leaseMs: options.leaseMs ?? 30_000,
+    idleMs: options.idleMs ?? 250,
+    handle: sendAll,
+  });
+
+  async function sendAll(claim: Claim): Promise<void> {
+    let deferred = false;
+    try {
+      let view: OutboxView = await store.readOutbox(claim);
+      while (view.message && consumer.running) {
+        const outcome = await sendOne(claim, view);
+        if (outcome === 'deferred') {
+          deferred = true;
+          return;
+        }
+        if (outcome === 'lost') return;
+        view = await store.readOutbox(claim);
+      }
+    } finally {
+      if (!deferred) {
+        await store.release(claim, clock.now()).catch((error: unknown) => {
+          logger.warn({ err: error }, 'could not release an outbox; its lease will expire');
+        });
+      }
+    }
+  }
+
+  async function sendOne(
+    claim: Claim,
+    view: OutboxView,
+  ): Promise<'sent' | 'failed' | 'deferred' | 'lost'> {
+    const message = view.message as OutboundMessage;
+    const log = logger.child({
+      location: message.location,
+      bot: message.botId,
+      conversation: maskPhone(message.phone),
+    });
+    if (view.sentSmsId) {
+      // The service already accepted it: pop it without sending again.
+      const known = await store.getMessage(message.phone, view.sentSmsId);
+      const result = await store.recordSent(
+        claim,
+        message.id,
+        known ?? record(message, view.sentSmsId),
+        clock.now(),
+      );
+      return result.ok ? 'sent' : 'lost';
+    }
+    let smsId: string;
+    try {
+      smsId = (await gateway.send(message.location, { to: message.phone, body: message.body })).id;
+    } catch (error) {
+      const failure = classifySendError(error);
+      const attempts = message.attempts + 1;
+      if (failure.kind === 'transient' && attempts < maxAttempts) {
+        const backoff =
+          Math.min(maxDelayMs, baseDelayMs * 2 ** message.attempts) * (0.5 + random() / 2);
+        const delay = Math.max(backoff, failure.retryAfterMs ?? 0);
+        log.warn(
+          { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },
+          'send failed; will retry',
+        );
+        const result = await store.deferOutbound(claim, message.id, attempts, clock.now() + delay);
+        return result.ok ? 'deferred' : 'lost';
+      }
+      log.error(
+        { outbox: message.id, attempts, reason: failure.reason },
+        'send failed for good; telling the bot',
+      );
+      const now = clock.now();
+      const result = await store.failOutbound(
+        claim,
+        message.id,
+        {
+          v: 1,
+          id: `send-failed:${message.id}`,
+          kind: 'status',
+          location: message.location,
+          phone: message.phone,
+          receivedAt: now,
+          smsId: '',
+          outboxId: message.id,
+          runId: message.runId,
+          status: 'errored',
+          statusReason: 'send_failed',
+        },
+        now,
+      );
+      return result.ok ? 'failed' : 'lost';
+    }
+    const result = await store.recordSent(claim, message.id, record(message, smsId), clock.now());
+    if (!result.ok)
+      log.error(
+        { outbox: message.id, smsId, reason: result.reason },
+        'sent, but could not record it',
+      );
+    return result.ok ? 'sent' : 'lost';
+  }
+
+  return { start: () => consumer.start(), stop: () => consumer.stop() };
+}
+
+function record(message: OutboundMessage, smsId: string) {
+  return {
+    v: 1 as const,
+    smsId,
+    location: message.location,
+    phone: message.phone,
+    status: 'pending' as const,
+    statusReason: '',
+    runId: message.runId,
+    botId: message.botId,
+    outboxId: message.id,
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * What the sender needs from the messaging service: send one SMS from the short code for a
+ * location. `app/` adapts the provider client to it; tests may pass the real client too.
+ */
+export interface SmsGateway {
+  send(location: string, message: { to: string; body: string }): Promise<{ id: string }>;
+}
+
+export type SendFailure =
+  | { kind: 'transient'; retryAfterMs: number | undefined; reason: string }
+  | { kind: 'permanent'; reason: string };
+
+const permanent = new Set([
+  'PROVIDER_REJECTED',
+  'INVALID_PHONE_NUMBER',
+  'NOT_A_MOBILE_NUMBER',
+  'INVALID_SENDER',
+]);
+
+/**
+ * Sorts a send error by what to do about it. The service's 4xx answers and local refusals
+ * are permanent: sending again cannot help. Everything else (5xx, network, time-out, 429,
+ * and 401/403, which an operator can fix by correcting the key pair) is retried.
+ */
+export function classifySendError(error: unknown): SendFailure {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (typeof code === 'string' && permanent.has(code)) {
+    return { kind: 'permanent', reason: `${code}: ${message}` };
+  }
+  const retryAfterMs = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  return {
+    kind: 'transient',
+    retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined,
+    reason: typeof code === 'string' ? `${code}: ${message}` : message,
+  };
+}

@@ -1,0 +1,49 @@
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { handleNotification, type NotificationDeps } from './handle-notification.ts';
+import { secretMatches } from './secret-matches.ts';
+
+export interface WebhookRouterOptions extends NotificationDeps {
+  /** Webhook secret per location name; a location absent here is unknown (404). */
+  secrets: ReadonlyMap<string, string>;
+  /** Largest accepted body; default 256 kB. */
+  limit?: string;
+}
+
+/**
+ * `POST /webhooks/:location/:secret`: the service's notifications come in here. Unknown
+ * location or wrong secret → 404 (the same answer, so the secret cannot be probed);
+ * unusable body → 400 and a dead letter; store down → 503; otherwise 200 once durable.
+ */
+export function createWebhookRouter(options: WebhookRouterOptions): Router {
+  const router = Router();
+  const limit = options.limit ?? '256kb';
+  router.post(
+    '/webhooks/:location/:secret',
+    (req: Request, res: Response, next: NextFunction) => {
+      const expected = options.secrets.get(String(req.params.location));
+      if (expected === undefined || !secretMatches(String(req.params.secret), expected)) {
+        res.status(404).json({ error: 'not found' });
+        return;
+      }
+      next();
+    },
+    express.text({ type: () => true, limit, defaultCharset: 'utf-8' }),
+    async (req: Request, res: Response) => {
+      const raw = typeof req.body === 'string' ? req.body : '';
+      const result = await handleNotification(options, String(req.params.location), raw);
+      res.status(result.status).json(result);
+    },
+  );
+  router.use('/webhooks', bodyErrors);
+  return router;
+}
+
+/** Body-parser failures (too large, bad encoding) are the sender's fault: 4xx, never 5xx. */
+function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  const status = (error as { status?: number }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    res.status(status).json({ status, message: (error as Error).message });
+    return;
+  }
+  next(error);
+}

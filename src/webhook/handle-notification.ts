@@ -1,0 +1,98 @@
+import type { Logger } from '../observability/logger.ts';
+import { notificationSchema } from '../provider/schemas/notification.ts';
+import type { Clock } from '../scheduler/clock.ts';
+import type { Store } from '../store/store.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
+import { classifyItems, describe } from './classify-items.ts';
+
+export interface NotificationDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+}
+
+export interface NotificationResult {
+  /** The HTTP status to answer: 200 once durable, 400 for a body no item of which is usable, 503 when the store is down. */
+  status: 200 | 400 | 503;
+  message: string;
+  duplicate?: boolean;
+  accepted?: number;
+  rejected?: number;
+}
+
+const deadLetterBytes = 4096;
+
+/**
+ * The engine's entry point for a notification, with no transport: the webhook route, the CLI
+ * and the tests all call it. Nothing is acknowledged before it is durable in the store.
+ * Unusable items are kept as dead letters with their reason; the usable ones go in.
+ */
+export async function handleNotification(
+  deps: NotificationDeps,
+  location: string,
+  raw: string,
+): Promise<NotificationResult> {
+  const now = deps.clock.now();
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch (error) {
+    return reject(deps, location, raw, `body is not JSON: ${(error as Error).message}`, now);
+  }
+  const envelope = notificationSchema.safeParse(body);
+  if (!envelope.success) {
+    return reject(deps, location, raw, `envelope: ${describe(envelope.error)}`, now);
+  }
+  const { items, rejected } = classifyItems(envelope.data, location, now);
+  try {
+    for (const item of rejected) {
+      await deps.store.pushDeadLetter({
+        v: 1,
+        at: now,
+        location,
+        reason: `item ${item.index}: ${item.reason}`,
+        body: raw.slice(0, deadLetterBytes),
+      });
+    }
+    if (items.length === 0) {
+      return reject(deps, location, raw, 'no usable item in data', now);
+    }
+    const result = await deps.store.ingest(envelope.data.id, items, now);
+    return {
+      status: 200,
+      message: result.duplicate ? 'duplicate: already received' : 'received',
+      duplicate: result.duplicate,
+      accepted: result.pushed,
+      rejected: rejected.length,
+    };
+  } catch (error) {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+    deps.logger.error(
+      { err: error, location },
+      'store unavailable: answering 503 so the service retries',
+    );
+    return { status: 503, message: 'store unavailable, retry later' };
+  }
+}
+
+async function reject(
+  deps: NotificationDeps,
+  location: string,
+  raw: string,
+  reason: string,
+  now: number,
+): Promise<NotificationResult> {
+  try {
+    await deps.store.pushDeadLetter({
+      v: 1,
+      at: now,
+      location,
+      reason,
+      body: raw.slice(0, deadLetterBytes),
+    });
+  } catch (error) {
+    deps.logger.warn({ err: error, reason }, 'could not keep a dead letter');
+  }
+  deps.logger.warn({ location, reason }, 'notification refused');
+  return { status: 400, message: reason };
+}
