@@ -11,6 +11,7 @@ export type SendFailure =
   | { kind: 'permanent'; reason: string };
 
 const permanent = new Set([
+  'CONFIG_INVALID',
   'PROVIDER_REJECTED',
   'INVALID_PHONE_NUMBER',
   'NOT_A_MOBILE_NUMBER',

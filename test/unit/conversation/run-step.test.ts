@@ -175,8 +175,8 @@ describe('runStep', () => {
     const delivered = step(status, first, { message: mine });
     expect(delivered.outcome.route).toBe('deliver');
     expect(
-      (delivered.commit.record!.snapshot as { context: { seen: string[] } }).context.seen,
-    ).toContain('status:errored:EXPIRED');
+      (delivered.commit.record!.snapshot as { context: { statuses: string[] } }).context.statuses,
+    ).toContain('sms-9:errored:EXPIRED');
     expect(step(status, first, { message: { ...mine, runId: 'someone-else' } }).outcome.route).toBe(
       'drop',
     );

@@ -1,0 +1,65 @@
+import { assign, setup } from 'xstate';
+import { type BotEvent, defineBot, endConversation, reply } from '../src/index.ts';
+
+interface Input {
+  input: { patient?: string; at?: string };
+}
+
+/**
+ * Appointment confirmation: started for a phone with `{ patient, at }` (a campaign, the dev
+ * phone), asks to confirm, and handles YES / NO / anything else.
+ */
+export default defineBot({
+  id: 'appointment',
+  triggers: { keywords: ['RDV'] },
+  machine: setup({
+    types: {
+      context: {} as { patient: string; at: string; tries: number },
+      events: {} as BotEvent,
+      input: {} as Input,
+    },
+    guards: {
+      saidYes: ({ event }) =>
+        event.type === 'sms.reply' && /^(yes|y|oui|ok)\b/i.test(event.body.trim()),
+      saidNo: ({ event }) => event.type === 'sms.reply' && /^(no|n|non)\b/i.test(event.body.trim()),
+      gaveUp: ({ context }) => context.tries >= 2,
+    },
+  }).createMachine({
+    id: 'appointment',
+    context: ({ input }) => ({
+      patient: input.input.patient ?? 'there',
+      at: input.input.at ?? 'tomorrow at 10:00',
+      tries: 0,
+    }),
+    initial: 'asking',
+    states: {
+      asking: {
+        entry: reply(
+          ({ context }) =>
+            `Hello ${context.patient}, your appointment is ${context.at}. Reply YES to confirm or NO to cancel.`,
+        ),
+        on: {
+          'sms.reply': [
+            { guard: 'saidYes', target: 'confirmed' },
+            { guard: 'saidNo', target: 'cancelled' },
+            { guard: 'gaveUp', target: 'unclear' },
+            {
+              actions: [
+                assign({ tries: ({ context }) => context.tries + 1 }),
+                reply('Sorry, please reply YES or NO.'),
+              ],
+            },
+          ],
+        },
+      },
+      confirmed: { entry: [reply('Thank you, see you then.'), endConversation('confirmed')] },
+      cancelled: {
+        entry: [
+          reply('Your appointment is cancelled. Call us to book again.'),
+          endConversation('cancelled'),
+        ],
+      },
+      unclear: { entry: [reply('We will call you to confirm.'), endConversation('unclear')] },
+    },
+  }),
+});

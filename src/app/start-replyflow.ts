@@ -1,0 +1,140 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Router } from 'express';
+import { Redis } from 'ioredis';
+import type { BotRegistry } from '../bot/bot-registry.ts';
+import { loadBots } from '../bot/load-bots.ts';
+import { createWorker } from '../conversation/create-worker.ts';
+import { ConfigError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createSender } from '../outbox/create-sender.ts';
+import { createMessagingClients } from '../provider/create-messaging-clients.ts';
+import type { MessagingClient } from '../provider/messaging-client.ts';
+import { type Clock, systemClock } from '../scheduler/clock.ts';
+import { createMemoryStore } from '../store/memory/create-memory-store.ts';
+import { createRedisStore, redisOptionsForStore } from '../store/redis/create-redis-store.ts';
+import type { Store } from '../store/store.ts';
+import type { AppConfig } from './config.ts';
+import { createClientGateway } from './create-client-gateway.ts';
+import { createHttpApp } from './create-http-app.ts';
+
+export interface StartOptions {
+  config: AppConfig;
+  logger: Logger;
+  /** Which parts run in this process. `start` runs all; `worker` runs the worker and sender. */
+  roles?: { web?: boolean; worker?: boolean; sender?: boolean };
+  /** Injected for tests and `dev`; built from the config otherwise. */
+  store?: Store;
+  registry?: BotRegistry;
+  clients?: Map<string, MessagingClient>;
+  clock?: Clock;
+  worker?: { concurrency?: number; leaseMs?: number };
+  sender?: { concurrency?: number; baseDelayMs?: number; maxAttempts?: number };
+  /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
+  extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
+}
+
+export interface RunningReplyflow {
+  /** `http://127.0.0.1:PORT` when the web role runs. */
+  url: string | undefined;
+  store: Store;
+  registry: BotRegistry;
+  clients: Map<string, MessagingClient>;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: builds the store, the bots, the clients, the web server, the worker
+ * and the sender from the configuration, and starts the roles asked for.
+ */
+export async function startReplyflow(options: StartOptions): Promise<RunningReplyflow> {
+  const { config, logger } = options;
+  const roles = { web: true, worker: true, sender: true, ...options.roles };
+  const clock = options.clock ?? systemClock;
+  if (config.locations.length === 0 && !options.clients) {
+    throw new ConfigError(
+      'no location is configured: set REPLYFLOW_PROVIDER_URL, REPLYFLOW_API_KEY_ID and REPLYFLOW_API_KEY_SECRET ' +
+        '(or REPLYFLOW_CONFIG), or run `replyflow dev` to use the built-in emulator',
+    );
+  }
+  const registry = options.registry ?? (await loadBots(config.botsDir));
+  const store = options.store ?? openStore(config, logger);
+  const clients = options.clients ?? createMessagingClients(config);
+  const secrets = new Map<string, string>();
+  for (const location of config.locations) {
+    if (location.webhookSecret) secrets.set(location.name, location.webhookSecret);
+    else if (roles.web) {
+      throw new ConfigError(
+        `location '${location.name}' has no webhook secret: set REPLYFLOW_WEBHOOK_SECRET (openssl rand -hex 16) or webhookSecret in the config file`,
+      );
+    }
+  }
+
+  const worker = roles.worker
+    ? createWorker({ store, registry, clock, logger, ...options.worker })
+    : undefined;
+  const sender = roles.sender
+    ? createSender({
+        store,
+        gateway: createClientGateway(clients),
+        clock,
+        logger,
+        ...options.sender,
+      })
+    : undefined;
+  let server: Server | undefined;
+  let url: string | undefined;
+  if (roles.web) {
+    const extra = options.extra?.({ store, registry, clock }) ?? [];
+    server = createServer(createHttpApp({ store, clock, logger, secrets, extra }));
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    logger.info({ url, bots: [...registry.bots.keys()] }, 'replyflow is listening');
+  }
+  worker?.start();
+  sender?.start();
+  if (roles.web && config.publicUrl) await registerWebhooks(config, clients, logger);
+
+  return {
+    url,
+    store,
+    registry,
+    clients,
+    async close() {
+      await Promise.all([worker?.stop(), sender?.stop()]);
+      if (server) {
+        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+      }
+      if (!options.store) await store.close();
+      if (!options.clients) await Promise.all([...clients.values()].map((c) => c.close()));
+    },
+  };
+}
+
+function openStore(config: AppConfig, logger: Logger): Store {
+  if (!config.redisUrl) {
+    logger.warn(
+      'REDIS_URL is not set: using the in-memory store (one process; conversations are lost on exit)',
+    );
+    return createMemoryStore({});
+  }
+  return createRedisStore({ redis: new Redis(config.redisUrl, redisOptionsForStore()) });
+}
+
+async function registerWebhooks(
+  config: AppConfig,
+  clients: Map<string, MessagingClient>,
+  logger: Logger,
+) {
+  for (const location of config.locations) {
+    const url = `${config.publicUrl}/webhooks/${location.name}/${location.webhookSecret}`;
+    const client = clients.get(location.name);
+    if (!client) continue;
+    await client.webhooks.ensure(url, ['sms.status', 'sms.reply']);
+    logger.info({ location: location.name }, 'webhook registered for sms.status and sms.reply');
+  }
+}

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../app/config.ts';
+import { startDev } from '../app/start-dev.ts';
+import { type RunningReplyflow, startReplyflow } from '../app/start-replyflow.ts';
+import { createLogger } from '../observability/logger.ts';
+
+/** `replyflow start`, `replyflow worker` and `replyflow dev`. */
+export function registerServeCommands(program: Command): void {
+  program
+    .command('start')
+    .description('Run the webhook server, the conversation workers and the sender in one process')
+    .action(() => serve('start'));
+  program
+    .command('worker')
+    .description('Run conversation workers and the sender only (scale-out; no HTTP server)')
+    .action(() => serve('worker'));
+  program
+    .command('dev')
+    .description(
+      'Run the bots on the embedded defaults: memory store and the built-in emulator, with the dev phone',
+    )
+    .action(() => serve('dev'));
+}
+
+async function serve(mode: 'start' | 'worker' | 'dev'): Promise<void> {
+  const config = await loadConfig(process.env);
+  const logger = createLogger({ level: config.logLevel });
+  let running: RunningReplyflow;
+  if (mode === 'dev') {
+    const dev = await startDev(config, logger);
+    running = dev;
+    console.log(
+      `\n  replyflow dev is running with bots: ${[...dev.registry.bots.keys()].join(', ') || '(none)'}`,
+    );
+    console.log(`  dev phone:  ${dev.url}/dev`);
+    if (dev.emulated)
+      console.log(`  emulator:   ${dev.url}/v1 (key pair dev:dev, location 'default')\n`);
+  } else {
+    running = await startReplyflow({
+      config,
+      logger,
+      roles: mode === 'worker' ? { web: false, worker: true, sender: true } : undefined,
+    });
+  }
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'stopping');
+    await running.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

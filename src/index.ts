@@ -1,0 +1,53 @@
+// replyflow's public API. The test kit is the separate entry `replyflow/testing`.
+
+// Server and engine
+export { type AppConfig, type LocationConfig, loadConfig } from './app/config.ts';
+export { type RunningReplyflow, type StartOptions, startReplyflow } from './app/start-replyflow.ts';
+// Bot authoring
+export type {
+  BotEvent,
+  BotInput,
+  ConversationStartEvent,
+  SmsReplyEvent,
+  SmsStatusEvent,
+} from './bot/bot-events.ts';
+export type { BotRegistry } from './bot/bot-registry.ts';
+export { type Bot, type BotOptions, defineBot, type MigrationInput } from './bot/define-bot.ts';
+export { endConversation } from './bot/end-conversation.ts';
+export { loadBots } from './bot/load-bots.ts';
+export { normalizeKeyword } from './bot/normalize-keyword.ts';
+export { reply } from './bot/reply.ts';
+export { createWorker, type Worker, type WorkerOptions } from './conversation/create-worker.ts';
+export { startConversation } from './conversation/start-conversation.ts';
+// Errors
+export {
+  ConfigError,
+  type ErrorCode,
+  errorCodes,
+  ReplyflowError,
+  ValidationError,
+} from './errors.ts';
+export { createSender, type SenderOptions } from './outbox/create-sender.ts';
+export type { SmsGateway } from './outbox/sms-gateway.ts';
+// Messaging service client
+export {
+  createMessagingClient,
+  createMessagingClients,
+  type MessagingClient,
+  normalizePhone,
+  ProviderBadResponseError,
+  ProviderError,
+  ProviderRateLimitedError,
+  ProviderRejectedError,
+  ProviderUnauthorizedError,
+  ProviderUnavailableError,
+} from './provider/index.ts';
+
+// Ports and drivers
+export type { Clock } from './scheduler/clock.ts';
+export { createMemoryStore } from './store/memory/create-memory-store.ts';
+export { createRedisStore } from './store/redis/create-redis-store.ts';
+export type { Store } from './store/store.ts';
+export { StoreUnavailableError } from './store/store-errors.ts';
+export { createWebhookRouter } from './webhook/create-webhook-router.ts';
+export { handleNotification } from './webhook/handle-notification.ts';

@@ -1,0 +1,131 @@
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import type { AppConfig } from '../../src/app/config.ts';
+import { type RunningReplyflow, startReplyflow } from '../../src/app/start-replyflow.ts';
+import type { BotRegistry } from '../../src/bot/bot-registry.ts';
+import { startConversation } from '../../src/conversation/start-conversation.ts';
+import { type RunningEmulator, startEmulator } from '../../src/emulator/index.ts';
+import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
+import { createRedisStore } from '../../src/store/redis/create-redis-store.ts';
+import { redisOptionsForStore } from '../../src/store/redis/redis-options-for-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { randomPrefix, testRedisUrl } from './redis.ts';
+import { waitFor } from './wait-for.ts';
+
+export const location = 'paris';
+export const webhookSecret = 'test-secret-0123456789abcdef';
+
+export interface ReplyLoop {
+  emulator: RunningEmulator;
+  app: RunningReplyflow;
+  store: Store;
+  /** replyflow's webhook URL for the location. */
+  webhookUrl: string;
+  /** Starts a bot's conversation with a phone, as a campaign would. */
+  start(phone: string, botId: string, input?: unknown): Promise<void>;
+  /** The handset texts the short code (correlated with its last message from the short code). */
+  reply(phone: string, body: string): Promise<void>;
+  /** Bodies of the SMS the emulator accepted for a phone, oldest first. */
+  bodiesTo(phone: string): Promise<string[]>;
+  /** Waits until the emulator accepted `count` SMS for the phone, and returns their bodies. */
+  waitForBodies(phone: string, count: number, timeout?: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export interface ReplyLoopOptions {
+  registry: BotRegistry;
+  store?: 'redis' | 'memory';
+  roles?: { web?: boolean; worker?: boolean; sender?: boolean };
+}
+
+/**
+ * The whole loop on loopback: the emulator, and replyflow (web, worker, sender) on a real
+ * store, with replyflow's webhook registered at the emulator.
+ */
+export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLoop> {
+  const emulator = await startEmulator({
+    port: 0,
+    keyPairs: [{ id: 'k', secret: 's', location }],
+    timeScale: 0.01,
+    rateLimitPerSecond: Number.POSITIVE_INFINITY,
+  });
+  let redis: Redis | undefined;
+  let store: Store;
+  if (options.store === 'memory') store = createMemoryStore({});
+  else {
+    redis = new Redis(testRedisUrl(), redisOptionsForStore());
+    store = createRedisStore({ redis, prefix: randomPrefix('rf') });
+  }
+  const config: AppConfig = {
+    locations: [
+      {
+        name: location,
+        providerUrl: emulator.baseUrl,
+        apiKeyId: 'k',
+        apiKeySecret: 's',
+        webhookSecret,
+        rateLimitPerSecond: 1000,
+      },
+    ],
+    botsDir: 'unused',
+    publicUrl: undefined,
+    redisUrl: undefined,
+    port: 0,
+    logLevel: 'silent',
+  };
+  const app = await startReplyflow({
+    config,
+    logger: pino({ level: 'silent' }),
+    store,
+    registry: options.registry,
+    roles: options.roles,
+    worker: { concurrency: 4 },
+    sender: { concurrency: 4, baseDelayMs: 20 },
+  });
+  const webhookUrl = `${app.url}/webhooks/${location}/${webhookSecret}`;
+  await app.clients.get(location)!.webhooks.ensure(webhookUrl, ['sms.status', 'sms.reply']);
+
+  const bodiesTo = async (phone: string) => {
+    const res = await fetch(`${emulator.url}/_emulator/messages?to=${phone}`);
+    return ((await res.json()) as Array<{ body: string }>).map((m) => m.body);
+  };
+  return {
+    emulator,
+    app,
+    store,
+    webhookUrl,
+    async start(phone, botId, input) {
+      await startConversation(store, { location, phone, botId, input, now: Date.now() });
+    },
+    async reply(phone, body) {
+      // The handset can only answer a message that reached it (sent or delivered).
+      await waitFor(
+        async () => {
+          const res = await fetch(`${emulator.url}/_emulator/replies`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ from: phone, body, location }),
+          });
+          return res.status === 201;
+        },
+        { message: `emulator accepts a reply from ${phone}` },
+      );
+    },
+    bodiesTo,
+    waitForBodies(phone, count, timeout = 10_000) {
+      return waitFor(
+        async () => {
+          const bodies = await bodiesTo(phone);
+          return bodies.length >= count && bodies;
+        },
+        { timeout, message: `${count} SMS to ${phone}` },
+      );
+    },
+    async close() {
+      await app.close();
+      await emulator.close();
+      await store.close();
+      redis?.disconnect();
+    },
+  };
+}
