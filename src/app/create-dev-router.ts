@@ -42,19 +42,15 @@ export function createDevRouter(options: {
   router.post('/dev/conversations', express.json(), async (req, res) => {
     const parsed = startSchema.safeParse(req.body);
     if (!parsed.success) {
-      res
-        .status(400)
-        .json({
-          error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-        });
+      res.status(400).json({
+        error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      });
       return;
     }
     if (!options.registry.bots.has(parsed.data.bot)) {
-      res
-        .status(404)
-        .json({
-          error: `no bot '${parsed.data.bot}'; loaded: ${[...options.registry.bots.keys()].join(', ')}`,
-        });
+      res.status(404).json({
+        error: `no bot '${parsed.data.bot}'; loaded: ${[...options.registry.bots.keys()].join(', ')}`,
+      });
       return;
     }
     let phone: string;
