@@ -66,6 +66,11 @@ const envSchema = z.object({
     .optional(),
   /** Redis connection URL. Unset: the in-memory store (one process, state lost on exit). */
   REDIS_URL: z.string().optional(),
+  /** Prefix of every Redis key replyflow writes, so several deployments can share one Redis. */
+  REPLYFLOW_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]*$/, { error: 'must be letters, digits, :, _ or -' })
+    .default('rf:'),
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** pino log level. */
@@ -78,6 +83,7 @@ export interface AppConfig {
   botsDir: string;
   publicUrl: string | undefined;
   redisUrl: string | undefined;
+  redisPrefix: string;
   port: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
@@ -98,6 +104,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     botsDir: resolve(vars.REPLYFLOW_BOTS_DIR),
     publicUrl: vars.REPLYFLOW_PUBLIC_URL?.replace(/\/+$/, ''),
     redisUrl: vars.REDIS_URL || undefined,
+    redisPrefix: vars.REPLYFLOW_REDIS_PREFIX,
     port: vars.PORT,
     logLevel: vars.LOG_LEVEL,
   };

@@ -122,7 +122,10 @@ function openStore(config: AppConfig, logger: Logger): Store {
     );
     return createMemoryStore({});
   }
-  return createRedisStore({ redis: new Redis(config.redisUrl, redisOptionsForStore()) });
+  return createRedisStore({
+    redis: new Redis(config.redisUrl, redisOptionsForStore()),
+    prefix: config.redisPrefix,
+  });
 }
 
 async function registerWebhooks(

@@ -70,6 +70,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     botsDir: 'unused',
     publicUrl: undefined,
     redisUrl: undefined,
+    redisPrefix: 'unused',
     port: 0,
     logLevel: 'silent',
   };
