@@ -1,6 +1,11 @@
 import { Command } from 'commander';
+import { registerColumnsCommand } from './columns-command.ts';
+import { registerContactsCommand } from './contacts-command.ts';
 import { registerEmulatorCommand } from './emulator-command.ts';
+import { registerGroupsCommand } from './groups-command.ts';
 import { registerServeCommands } from './serve-commands.ts';
+import { registerSmsCommand } from './sms-command.ts';
+import { registerWebhooksCommand } from './webhooks-command.ts';
 
 /**
  * The `replyflow` command. Each sub-command lives in its own `*-command.ts` file that exports a
@@ -12,5 +17,10 @@ const program = new Command('replyflow')
 
 registerServeCommands(program);
 registerEmulatorCommand(program);
+registerSmsCommand(program);
+registerGroupsCommand(program);
+registerContactsCommand(program);
+registerColumnsCommand(program);
+registerWebhooksCommand(program);
 
 await program.parseAsync(process.argv);
