@@ -122,9 +122,22 @@ function openStore(config: AppConfig, logger: Logger): Store {
     );
     return createMemoryStore({});
   }
+  const redis = new Redis(config.redisUrl, redisOptionsForStore());
+  // Failed calls surface as StoreUnavailableError where they happen; this only reports the
+  // connection's state, once per outage rather than once per reconnect attempt.
+  let down = false;
+  redis.on('error', (error) => {
+    if (!down) logger.error({ err: error }, 'Redis connection lost; retrying (check REDIS_URL)');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('Redis connection back');
+    down = false;
+  });
   return createRedisStore({
-    redis: new Redis(config.redisUrl, redisOptionsForStore()),
+    redis,
     prefix: config.redisPrefix,
+    onError: (error) => logger.warn({ err: error }, 'store background error'),
   });
 }
 

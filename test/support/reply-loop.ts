@@ -1,10 +1,15 @@
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
+import { type DestinationStream, pino } from 'pino';
 import type { AppConfig } from '../../src/app/config.ts';
 import { type RunningReplyflow, startReplyflow } from '../../src/app/start-replyflow.ts';
 import type { BotRegistry } from '../../src/bot/bot-registry.ts';
 import { startConversation } from '../../src/conversation/start-conversation.ts';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/index.ts';
+import {
+  type EmulatorOptions,
+  type RunningEmulator,
+  startEmulator,
+} from '../../src/emulator/index.ts';
+import { createLogger } from '../../src/observability/logger.ts';
 import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
 import { createRedisStore } from '../../src/store/redis/create-redis-store.ts';
 import { redisOptionsForStore } from '../../src/store/redis/redis-options-for-store.ts';
@@ -21,12 +26,16 @@ export interface ReplyLoop {
   store: Store;
   /** replyflow's webhook URL for the location. */
   webhookUrl: string;
+  /** The store's Redis key prefix (undefined on the memory store), for worker processes to share it. */
+  redisPrefix: string | undefined;
   /** Starts a bot's conversation with a phone, as a campaign would. */
   start(phone: string, botId: string, input?: unknown): Promise<void>;
   /** The handset texts the short code (correlated with its last message from the short code). */
   reply(phone: string, body: string): Promise<void>;
   /** Bodies of the SMS the emulator accepted for a phone, oldest first. */
   bodiesTo(phone: string): Promise<string[]>;
+  /** Posts a notification straight to replyflow's webhook; resolves to the HTTP status. */
+  notify(envelope: unknown): Promise<number>;
   /** Waits until the emulator accepted `count` SMS for the phone, and returns their bodies. */
   waitForBodies(phone: string, count: number, timeout?: number): Promise<string[]>;
   close(): Promise<void>;
@@ -34,8 +43,17 @@ export interface ReplyLoop {
 
 export interface ReplyLoopOptions {
   registry: BotRegistry;
+  /** Overrides of the emulator's options (time scale, webhook retry…). */
+  emulator?: Partial<EmulatorOptions>;
+  /** Where replyflow's log lines go (level debug); silent when absent. */
+  logStream?: DestinationStream;
   store?: 'redis' | 'memory';
+  /** Redis URL for the redis store; the shared test Redis by default. */
+  redisUrl?: string;
   roles?: { web?: boolean; worker?: boolean; sender?: boolean };
+  /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
+   * notification arrives; the test posts every notification itself. */
+  webhook?: boolean;
 }
 
 /**
@@ -48,13 +66,16 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     keyPairs: [{ id: 'k', secret: 's', location }],
     timeScale: 0.01,
     rateLimitPerSecond: Number.POSITIVE_INFINITY,
+    ...options.emulator,
   });
   let redis: Redis | undefined;
   let store: Store;
   if (options.store === 'memory') store = createMemoryStore({});
   else {
-    redis = new Redis(testRedisUrl(), redisOptionsForStore());
-    store = createRedisStore({ redis, prefix: randomPrefix('rf') });
+    redis = new Redis(options.redisUrl ?? testRedisUrl(), redisOptionsForStore());
+    // Connection errors surface as StoreUnavailableError on the calls; no need to print them.
+    redis.on('error', () => {});
+    store = createRedisStore({ redis, prefix: randomPrefix('rf'), onError: () => {} });
   }
   const config: AppConfig = {
     locations: [
@@ -76,7 +97,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
   };
   const app = await startReplyflow({
     config,
-    logger: pino({ level: 'silent' }),
+    logger: options.logStream
+      ? createLogger({ level: 'debug', destination: options.logStream })
+      : pino({ level: 'silent' }),
     store,
     registry: options.registry,
     roles: options.roles,
@@ -84,7 +107,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     sender: { concurrency: 4, baseDelayMs: 20 },
   });
   const webhookUrl = `${app.url}/webhooks/${location}/${webhookSecret}`;
-  await app.clients.get(location)!.webhooks.ensure(webhookUrl, ['sms.status', 'sms.reply']);
+  if (options.webhook !== false) {
+    await app.clients.get(location)!.webhooks.ensure(webhookUrl, ['sms.status', 'sms.reply']);
+  }
 
   const bodiesTo = async (phone: string) => {
     const res = await fetch(`${emulator.url}/_emulator/messages?to=${phone}`);
@@ -95,6 +120,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     app,
     store,
     webhookUrl,
+    redisPrefix,
     async start(phone, botId, input) {
       await startConversation(store, { location, phone, botId, input, now: Date.now() });
     },
@@ -113,6 +139,15 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
       );
     },
     bodiesTo,
+    async notify(envelope) {
+      const res = await fetch(webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof envelope === 'string' ? envelope : JSON.stringify(envelope),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    },
     waitForBodies(phone, count, timeout = 10_000) {
       return waitFor(
         async () => {
@@ -128,5 +163,20 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
       await store.close();
       redis?.disconnect();
     },
+  };
+}
+
+/** A reply notification as the service sends it (with the sample's `type: "sms.status"`). */
+export function replyNotification(
+  id: string,
+  phone: string,
+  body: string,
+  originSmsId = 'sms-origin',
+) {
+  return {
+    id,
+    webhookId: 'wh-1',
+    type: 'sms.status',
+    data: [{ originSms: { id: originSmsId, status: 'received' }, body, from: phone, to: '38200' }],
   };
 }
