@@ -1,0 +1,97 @@
+/**
+ * One lease queue in process memory, with the semantics of the Redis driver's scripts: a list
+ * of JSON items per conversation, a ready map per partition (conversation id → the time it may
+ * be claimed) and a lock per conversation (token and lease length). As on Redis, the ready time
+ * is the lease: a claimer whose `now` has passed it takes the conversation over with a new
+ * token, and the old token stops holding the lock.
+ */
+export class MemoryLeaseQueue {
+  private readonly lists = new Map<string, string[]>();
+  private readonly ready: Map<string, number>[];
+  private readonly locks = new Map<string, { token: string; leaseMs: number }>();
+
+  constructor(partitions: number) {
+    this.ready = Array.from({ length: partitions }, () => new Map<string, number>());
+  }
+
+  items(id: string): readonly string[] {
+    return this.lists.get(id) ?? [];
+  }
+
+  head(id: string): string | null {
+    return this.lists.get(id)?.[0] ?? null;
+  }
+
+  /** Appends items and makes the conversation ready at `now` unless it already has a ready time. */
+  append(id: string, partition: number, items: string[], now: number): void {
+    if (items.length === 0) return;
+    const list = this.lists.get(id) ?? [];
+    list.push(...items);
+    this.lists.set(id, list);
+    const ready = this.readyOf(partition);
+    if (!ready.has(id)) ready.set(id, now);
+  }
+
+  pop(id: string): void {
+    const list = this.lists.get(id);
+    list?.shift();
+    if (list?.length === 0) this.lists.delete(id);
+  }
+
+  replaceHead(id: string, item: string): void {
+    const list = this.lists.get(id);
+    if (list && list.length > 0) list[0] = item;
+  }
+
+  claim(partition: number, leaseMs: number, now: number, token: string): string | null {
+    const ready = this.readyOf(partition);
+    for (;;) {
+      let due: string | null = null;
+      let dueAt = Number.POSITIVE_INFINITY;
+      for (const [id, at] of ready) {
+        if (at <= now && (at < dueAt || (at === dueAt && due !== null && id < due))) {
+          due = id;
+          dueAt = at;
+        }
+      }
+      if (due === null) return null;
+      if (this.items(due).length === 0) {
+        ready.delete(due);
+        continue;
+      }
+      this.locks.set(due, { token, leaseMs });
+      ready.set(due, now + leaseMs);
+      return due;
+    }
+  }
+
+  holds(id: string, token: string): boolean {
+    return this.locks.get(id)?.token === token;
+  }
+
+  /** Pushes the lease of a held lock to `now + lease`. */
+  extend(id: string, partition: number, now: number): void {
+    const lock = this.locks.get(id);
+    const ready = this.readyOf(partition);
+    if (lock && ready.has(id)) ready.set(id, now + lock.leaseMs);
+  }
+
+  /** Deletes the lock when `token` holds it; the conversation stays ready at `readyAt` if it has items. Returns whether it was ready by `now`. */
+  release(id: string, partition: number, token: string, readyAt: number, now: number): boolean {
+    if (!this.holds(id, token)) return false;
+    this.locks.delete(id);
+    const ready = this.readyOf(partition);
+    if (this.items(id).length === 0) {
+      ready.delete(id);
+      return false;
+    }
+    ready.set(id, readyAt);
+    return readyAt <= now;
+  }
+
+  private readyOf(partition: number): Map<string, number> {
+    const ready = this.ready[partition];
+    if (!ready) throw new RangeError(`partition ${partition} does not exist`);
+    return ready;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The retention limits both drivers share, so the contract suite can hold them to the same
+ * numbers. The 7 days of the seen and sent keys outlast the service's redelivery window
+ * (10 retries with exponential backoff) by a wide margin.
+ */
+export const storeLimits = {
+  /** How long a notification id stays known after its first ingest. */
+  seenTtlMs: 7 * 24 * 3_600_000,
+  /** How long the "sent" guard of an outbox message keeps its sms id. */
+  sentGuardTtlMs: 7 * 24 * 3_600_000,
+  /** Applied event ids kept per conversation (the log is for inspection and tests). */
+  appliedLogCap: 1_000,
+  /** Dead letters kept in all. */
+  deadLetterCap: 1_000,
+} as const;

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../../../src/store/store.ts';
+import {
+  claimOf,
+  conversationRecord,
+  keyOf,
+  outboundMessage,
+  phonesInDistinctPartitions,
+  queueOutbound,
+  replyEvent,
+  sentRecord,
+  startEvent,
+  t0,
+} from './fixtures.ts';
+
+export function commitContract(store: () => Store): void {
+  describe('commitStep', () => {
+    it('writes the record, pops the head, queues the outbound, logs the event and returns the next view', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest(
+        'n-1',
+        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      expect(await store().readInbox(claim)).toEqual({
+        record: null,
+        next: startEvent('e-1', phone),
+        origin: null,
+      });
+
+      const record = conversationRecord(phone, 1);
+      const outbound = [outboundMessage(phone, 'e-1:0'), outboundMessage(phone, 'e-1:1', 'Second')];
+      const result = await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 0, record, outbound },
+        t0 + 5,
+      );
+
+      expect(result).toEqual({
+        ok: true,
+        next: { record, next: replyEvent('e-2', phone), origin: null },
+      });
+      expect(await store().getConversation(keyOf(phone))).toEqual(record);
+      expect((await store().pendingEvents(keyOf(phone))).map((e) => e.id)).toEqual(['e-2']);
+      expect(await store().pendingOutbound(keyOf(phone))).toEqual(outbound);
+      expect(await store().listApplied(keyOf(phone))).toEqual(['e-1']);
+      await claimOf(store(), 'outbox', phone, t0 + 5);
+    });
+
+    it('keeps the record when the step gives none, and still checks its seq', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest(
+        'n-1',
+        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const record = conversationRecord(phone, 1);
+      await store().commitStep(claim, { eventId: 'e-1', expectedSeq: 0, record, outbound: [] }, t0);
+      const stale = await store().commitStep(
+        claim,
+        { eventId: 'e-2', expectedSeq: 0, record: null, outbound: [] },
+        t0,
+      );
+      expect(stale).toEqual({ ok: false, reason: 'stale' });
+      const kept = await store().commitStep(
+        claim,
+        { eventId: 'e-2', expectedSeq: 1, record: null, outbound: [] },
+        t0,
+      );
+      expect(kept).toEqual({ ok: true, next: { record, next: null, origin: null } });
+    });
+
+    it('refuses a wrong event id or seq as stale and a wrong token as lost-lock, changing nothing', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const step = {
+        eventId: 'e-1',
+        expectedSeq: 0,
+        record: conversationRecord(phone, 1),
+        outbound: [outboundMessage(phone, 'e-1:0')],
+      };
+
+      expect(await store().commitStep(claim, { ...step, eventId: 'e-0' }, t0)).toEqual({
+        ok: false,
+        reason: 'stale',
+      });
+      const wrongSeq = { ...step, expectedSeq: 1, record: conversationRecord(phone, 2) };
+      expect(await store().commitStep(claim, wrongSeq, t0)).toEqual({ ok: false, reason: 'stale' });
+      expect(await store().commitStep({ ...claim, token: 'not-mine' }, step, t0)).toEqual({
+        ok: false,
+        reason: 'lost-lock',
+      });
+
+      expect(await store().getConversation(keyOf(phone))).toBeNull();
+      expect(await store().pendingEvents(keyOf(phone))).toHaveLength(1);
+      expect(await store().pendingOutbound(keyOf(phone))).toEqual([]);
+      expect(await store().listApplied(keyOf(phone))).toEqual([]);
+    });
+
+    it('rejects a record whose seq is not expectedSeq + 1', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const step = {
+        eventId: 'e-1',
+        expectedSeq: 0,
+        record: conversationRecord(phone, 5),
+        outbound: [],
+      };
+      await expect(store().commitStep(claim, step, t0)).rejects.toThrow(TypeError);
+    });
+
+    it('reads, for a reply, the record of the message it answers', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await queueOutbound(store(), phone, [outboundMessage(phone, 'e-0:0')]);
+      const outbox = await claimOf(store(), 'outbox', phone, t0);
+      const sent = sentRecord(phone, 'sms-42', 'e-0:0');
+      await store().recordSent(outbox, 'e-0:0', sent, t0);
+
+      await store().ingest(
+        'n-1',
+        [
+          { event: replyEvent('e-1', phone, 'sms-42') },
+          { event: replyEvent('e-2', phone, 'sms-x') },
+        ],
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const view = await store().readInbox(claim);
+      expect(view).toMatchObject({ next: { id: 'e-1' }, origin: sent });
+      const result = await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 1, record: null, outbound: [] },
+        t0,
+      );
+      expect(result).toMatchObject({ ok: true, next: { next: { id: 'e-2' }, origin: null } });
+    });
+
+    it('caps the applied log, keeping the newest ids oldest first', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const count = 1_003;
+      const events = Array.from({ length: count }, (_, i) => ({
+        event: replyEvent(`e-${i}`, phone),
+      }));
+      await store().ingest('n-1', events, t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      for (let i = 0; i < count; i++) {
+        await store().commitStep(
+          claim,
+          { eventId: `e-${i}`, expectedSeq: 0, record: null, outbound: [] },
+          t0,
+        );
+      }
+      const applied = await store().listApplied(keyOf(phone));
+      expect(applied).toHaveLength(1_000);
+      expect([applied[0], applied.at(-1)]).toEqual(['e-3', `e-${count - 1}`]);
+    });
+  });
+}

@@ -1,0 +1,182 @@
+import { expect } from 'vitest';
+import type {
+  ConversationKey,
+  ConversationRecord,
+  MessageRecord,
+  OutboundMessage,
+  ReplyEvent,
+  StartEvent,
+  StatusEvent,
+} from '../../../../src/store/records.ts';
+import type { Claim, QueueName, Store } from '../../../../src/store/store.ts';
+
+/** The injected clock of every contract test: times are arguments, nothing sleeps. */
+export const t0 = 1_763_700_000_000;
+export const leaseMs = 30_000;
+export const location = 'paris';
+
+/** `count` phones whose conversations live in different partitions of `store`. */
+export function phonesInDistinctPartitions(store: Store, count: number): string[] {
+  const byPartition = new Map<number, string>();
+  for (let n = 0; byPartition.size < count; n++) {
+    const phone = `3361234${String(n).padStart(4, '0')}`;
+    if (!byPartition.has(store.partitionOf(phone)))
+      byPartition.set(store.partitionOf(phone), phone);
+  }
+  return [...byPartition.values()];
+}
+
+/** A second phone in the same partition as `phone`. */
+export function phoneInSamePartition(store: Store, phone: string): string {
+  for (let n = 0; ; n++) {
+    const other = `3369876${String(n).padStart(4, '0')}`;
+    if (other !== phone && store.partitionOf(other) === store.partitionOf(phone)) return other;
+  }
+}
+
+export const keyOf = (phone: string): ConversationKey => ({ location, phone });
+
+export function startEvent(id: string, phone: string): StartEvent {
+  return {
+    v: 1,
+    kind: 'start',
+    id,
+    location,
+    phone,
+    receivedAt: t0,
+    botId: 'survey',
+    input: { n: 1 },
+  };
+}
+
+export function replyEvent(id: string, phone: string, originSmsId = 'sms-unknown'): ReplyEvent {
+  return {
+    v: 1,
+    kind: 'reply',
+    id,
+    location,
+    phone,
+    receivedAt: t0,
+    body: 'YES',
+    originSmsId,
+    to: '38383',
+  };
+}
+
+export function statusEvent(
+  id: string,
+  phone: string,
+  smsId: string,
+  status: StatusEvent['status'],
+): StatusEvent {
+  return {
+    v: 1,
+    kind: 'status',
+    id,
+    location,
+    phone,
+    receivedAt: t0,
+    smsId,
+    status,
+    statusReason: `${status}-reason`,
+  };
+}
+
+/** A status item as the webhook builds it from an `sms.status` notification. */
+export function statusItem(
+  id: string,
+  phone: string,
+  smsId: string,
+  status: StatusEvent['status'],
+) {
+  return {
+    event: statusEvent(id, phone, smsId, status),
+    status: {
+      status,
+      statusReason: `${status}-reason`,
+      parts: 2,
+      price: 0.0075,
+      updatedAt: '2025-11-21T10:00:00Z',
+    },
+  };
+}
+
+export function conversationRecord(phone: string, seq: number): ConversationRecord {
+  return {
+    v: 1,
+    location,
+    phone,
+    runId: 'run-1',
+    botId: 'survey',
+    botVersion: 'abc',
+    status: 'active',
+    snapshot: { value: { asking: 'q1' }, context: { answers: [], note: 'a/b "c" é 🎉' } },
+    seq,
+    startedAt: t0,
+    updatedAt: t0 + seq,
+  };
+}
+
+export function outboundMessage(
+  phone: string,
+  id: string,
+  body = 'Hello ✓ "quoted" a/b',
+): OutboundMessage {
+  return {
+    v: 1,
+    location,
+    phone,
+    id,
+    runId: 'run-1',
+    botId: 'survey',
+    body,
+    queuedAt: t0,
+    attempts: 0,
+  };
+}
+
+export function sentRecord(phone: string, smsId: string, outboxId: string): MessageRecord {
+  return {
+    v: 1,
+    location,
+    phone,
+    smsId,
+    status: 'pending',
+    statusReason: '',
+    runId: 'run-1',
+    botId: 'survey',
+    outboxId,
+  };
+}
+
+/** Claims the conversation of `phone` in `queue`, failing the test when something else or nothing comes. */
+export async function claimOf(
+  store: Store,
+  queue: QueueName,
+  phone: string,
+  now: number,
+): Promise<Claim> {
+  const claim = await store.claim(queue, store.partitionOf(phone), leaseMs, now);
+  expect(claim).toMatchObject({ queue, location, phone, partition: store.partitionOf(phone) });
+  return claim!;
+}
+
+/** Runs one start event through a commit that queues `messages`, then releases the inbox. */
+export async function queueOutbound(
+  store: Store,
+  phone: string,
+  messages: OutboundMessage[],
+  now = t0,
+) {
+  const eventId = `start-${messages.map((m) => m.id).join('+')}`;
+  await store.ingest(`n-${phone}-${eventId}`, [{ event: startEvent(eventId, phone) }], now);
+  const claim = await claimOf(store, 'inbox', phone, now);
+  const seq = (await store.readInbox(claim)).record?.seq ?? 0;
+  const result = await store.commitStep(
+    claim,
+    { eventId, expectedSeq: seq, record: conversationRecord(phone, seq + 1), outbound: messages },
+    now,
+  );
+  expect(result.ok).toBe(true);
+  await store.release(claim, now);
+}

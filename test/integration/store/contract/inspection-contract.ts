@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { DeadLetter } from '../../../../src/store/records.ts';
+import type { QueueName, Store } from '../../../../src/store/store.ts';
+import {
+  claimOf,
+  conversationRecord,
+  keyOf,
+  outboundMessage,
+  phonesInDistinctPartitions,
+  replyEvent,
+  startEvent,
+  t0,
+} from './fixtures.ts';
+
+export function inspectionContract(store: () => Store): void {
+  describe('onReady', () => {
+    it('tells listeners of new inbox and outbox work, until they unsubscribe', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const partition = store().partitionOf(phone);
+      const heard: [QueueName, number][] = [];
+      const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
+      // A Redis subscription becomes active asynchronously: ingest until the first one is heard.
+      let n = 0;
+      await vi.waitFor(async () => {
+        await store().ingest(`n-${n}`, [{ event: replyEvent(`e-${n++}`, phone) }], t0);
+        expect(heard).toContainEqual(['inbox', partition]);
+      });
+
+      await store().ingest('n-start', [{ event: startEvent('e-start', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const step = {
+        eventId: 'e-0',
+        expectedSeq: 0,
+        record: conversationRecord(phone, 1),
+        outbound: [outboundMessage(phone, 'e-0:0')],
+      };
+      await store().commitStep(claim, step, t0);
+      await vi.waitFor(() => expect(heard).toContainEqual(['outbox', partition]));
+
+      unsubscribe();
+      heard.length = 0;
+      await store().ingest('n-after', [{ event: replyEvent('e-after', phone) }], t0);
+      await store().pendingEvents(keyOf(phone));
+      expect(heard).toEqual([]);
+    });
+  });
+
+  describe('inspection', () => {
+    it('answers empty for a conversation it never saw', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      expect(await store().getConversation(keyOf(phone))).toBeNull();
+      expect(await store().getMessage(phone, 'sms-none')).toBeNull();
+      expect(await store().listApplied(keyOf(phone))).toEqual([]);
+      expect(await store().pendingEvents(keyOf(phone))).toEqual([]);
+      expect(await store().pendingOutbound(keyOf(phone))).toEqual([]);
+      expect(await store().listDeadLetters()).toEqual([]);
+    });
+
+    it('keeps dead letters newest first, capped at 1000', async () => {
+      const letter = (i: number): DeadLetter => ({
+        v: 1,
+        at: t0 + i,
+        reason: 'malformed',
+        body: `{"n":${i}}`,
+        location: 'paris',
+      });
+      await Promise.all(
+        Array.from({ length: 1_005 }, (_, i) => i).map((i) => store().pushDeadLetter(letter(i))),
+      );
+      const letters = await store().listDeadLetters();
+      expect(letters).toHaveLength(1_000);
+      expect([letters[0], letters.at(-1)]).toEqual([letter(1_004), letter(5)]);
+      expect(await store().listDeadLetters(2)).toEqual(letters.slice(0, 2));
+
+      await store().pushDeadLetter(letter(2_000));
+      expect(await store().listDeadLetters(1)).toEqual([letter(2_000)]);
+    });
+  });
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../../../src/store/store.ts';
+import {
+  claimOf,
+  conversationRecord,
+  keyOf,
+  leaseMs,
+  phoneInSamePartition,
+  phonesInDistinctPartitions,
+  replyEvent,
+  startEvent,
+  t0,
+} from './fixtures.ts';
+
+export function leaseContract(store: () => Store): void {
+  describe('claim and release', () => {
+    it('finds nothing in an empty partition, nor before the ready time', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      expect(await store().claim('inbox', store().partitionOf(phone), leaseMs, t0)).toBeNull();
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      expect(await store().claim('inbox', store().partitionOf(phone), leaseMs, t0 - 1)).toBeNull();
+      expect(await store().claim('outbox', store().partitionOf(phone), leaseMs, t0)).toBeNull();
+    });
+
+    it('hides a claimed conversation until its lease passes, then hands it over and fences the old token', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const first = await claimOf(store(), 'inbox', phone, t0);
+      expect(await store().claim('inbox', first.partition, leaseMs, t0 + leaseMs - 1)).toBeNull();
+
+      const second = await claimOf(store(), 'inbox', phone, t0 + leaseMs);
+      expect(second.token).not.toBe(first.token);
+      const step = {
+        eventId: 'e-1',
+        expectedSeq: 0,
+        record: conversationRecord(phone, 1),
+        outbound: [],
+      };
+      expect(await store().commitStep(first, step, t0 + leaseMs)).toEqual({
+        ok: false,
+        reason: 'lost-lock',
+      });
+      expect(await store().commitStep(second, step, t0 + leaseMs)).toMatchObject({ ok: true });
+    });
+
+    it('extends the lease on every commit', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest(
+        'n-1',
+        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const step = {
+        eventId: 'e-1',
+        expectedSeq: 0,
+        record: conversationRecord(phone, 1),
+        outbound: [],
+      };
+      await store().commitStep(claim, step, t0 + 20_000);
+      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + leaseMs + 1)).toBeNull();
+      await claimOf(store(), 'inbox', phone, t0 + 20_000 + leaseMs);
+    });
+
+    it('keeps a released conversation ready while events remain, at notBefore when given', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      await store().release(await claimOf(store(), 'inbox', phone, t0), t0 + 1);
+      const again = await claimOf(store(), 'inbox', phone, t0 + 1);
+      await store().release(again, t0 + 2, t0 + 10_000);
+      expect(await store().claim('inbox', again.partition, leaseMs, t0 + 9_999)).toBeNull();
+      await claimOf(store(), 'inbox', phone, t0 + 10_000);
+    });
+
+    it('drops a drained conversation from the ready set on release', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 0, record: null, outbound: [] },
+        t0,
+      );
+      await store().release(claim, t0);
+      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + 10 * leaseMs)).toBeNull();
+    });
+
+    it('does not lose an event ingested while the conversation is claimed', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const result = await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 0, record: null, outbound: [] },
+        t0,
+      );
+      expect(result).toMatchObject({ ok: true, next: { next: null } });
+
+      await store().ingest('n-2', [{ event: replyEvent('e-2', phone) }], t0 + 1);
+      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + 2)).toBeNull();
+      await store().release(claim, t0 + 3);
+      const again = await claimOf(store(), 'inbox', phone, t0 + 3);
+      expect((await store().readInbox(again)).next?.id).toBe('e-2');
+    });
+
+    it('passes over a conversation a dead claimer drained, to the next ready one', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const neighbour = phoneInSamePartition(store(), phone);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const dead = await claimOf(store(), 'inbox', phone, t0);
+      await store().commitStep(
+        dead,
+        { eventId: 'e-1', expectedSeq: 0, record: null, outbound: [] },
+        t0,
+      );
+      // The claimer dies before its release; its conversation stays ready at t0 + lease.
+      await store().ingest('n-2', [{ event: startEvent('e-2', neighbour) }], t0 + leaseMs + 5);
+      await claimOf(store(), 'inbox', neighbour, t0 + leaseMs + 10);
+      expect(await store().claim('inbox', dead.partition, leaseMs, t0 + 2 * leaseMs)).toBeNull();
+    });
+
+    it('ignores the release of a token that lost the lock', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const first = await claimOf(store(), 'inbox', phone, t0);
+      const second = await claimOf(store(), 'inbox', phone, t0 + leaseMs);
+      await store().release(first, t0 + leaseMs + 1);
+      expect(await store().claim('inbox', second.partition, leaseMs, t0 + leaseMs + 1)).toBeNull();
+      const step = { eventId: 'e-1', expectedSeq: 0, record: null, outbound: [] };
+      expect(await store().commitStep(second, step, t0 + leaseMs + 2)).toMatchObject({ ok: true });
+      expect(await store().pendingEvents(keyOf(phone))).toEqual([]);
+    });
+  });
+}

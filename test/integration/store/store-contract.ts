@@ -1,0 +1,42 @@
+import { afterEach, beforeEach, describe } from 'vitest';
+import type { Store } from '../../../src/store/store.ts';
+import { commitContract } from './contract/commit-contract.ts';
+import { ingestContract } from './contract/ingest-contract.ts';
+import { inspectionContract } from './contract/inspection-contract.ts';
+import { leaseContract } from './contract/lease-contract.ts';
+import { outboxContract } from './contract/outbox-contract.ts';
+
+export interface StoreUnderTest {
+  store: Store;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The behaviour every store driver must show (the port's TSDoc in `src/store/store.ts`, made
+ * executable). Each test gets a fresh, empty store from `makeStore`.
+ */
+export function describeStoreContract(
+  name: string,
+  makeStore: () => Promise<StoreUnderTest>,
+): void {
+  describe(`${name} store`, () => {
+    let current: StoreUnderTest | undefined;
+    beforeEach(async () => {
+      current = await makeStore();
+    });
+    afterEach(async () => {
+      await current?.cleanup();
+      current = undefined;
+    });
+    const store = () => {
+      if (!current) throw new Error('no store: the contract runs inside its tests only');
+      return current.store;
+    };
+
+    ingestContract(store);
+    leaseContract(store);
+    commitContract(store);
+    outboxContract(store);
+    inspectionContract(store);
+  });
+}
