@@ -1,0 +1,81 @@
+import { conversationId } from '../conversation-id.ts';
+import { partitionOf } from '../partition-of.ts';
+import type { ConversationKey } from '../records.ts';
+import type { QueueName } from '../store.ts';
+
+/**
+ * Every Redis key name of the store is built here and nowhere else (the Lua scripts receive
+ * whole keys, or key prefixes made here to which they append a conversation or sms id).
+ *
+ * All keys of a conversation and the shared structures of its partition carry the hash tag
+ * `{p<N>}`, N = `partitionOf(phone)`, so every script call touches one hash slot:
+ *
+ * ```
+ * rf:{p7}:inbox:<location>:<phone>        list   mailbox: event JSON, oldest first
+ * rf:{p7}:outbox:<location>:<phone>       list   outbound message JSON, oldest first
+ * rf:{p7}:conv:<location>:<phone>         hash   seq, json (the conversation record)
+ * rf:{p7}:applied:<location>:<phone>      list   applied event ids, oldest first, capped
+ * rf:{p7}:lock:inbox:<location>:<phone>   hash   token, lease (ms); PX lease
+ * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender
+ * rf:{p7}:ready:inbox                     zset   <location>:<phone> → time it may be claimed
+ * rf:{p7}:ready:outbox                    zset   same, for the sender
+ * rf:{p7}:seen:<notificationId>           string EX 7 days: the notification was ingested
+ * rf:{p7}:sms:<smsId>                     hash   rank, json (the message record)
+ * rf:{p7}:sent:<outboxMessageId>          string the sms id; EX 7 days
+ * rf:dead-letters                         list   dead letter JSON, newest first, capped
+ * rf:ready                                channel "<queue>:<partition>" when work may be ready
+ * ```
+ */
+export function storeKeys(prefix: string, partitions: number) {
+  if (/[{}]/.test(prefix)) {
+    throw new TypeError(
+      `store prefix '${prefix}' must not contain '{' or '}': it would move the hash tag`,
+    );
+  }
+
+  const partition = (p: number) => {
+    if (!Number.isInteger(p) || p < 0 || p >= partitions) {
+      throw new RangeError(`partition ${p} does not exist (the store has ${partitions})`);
+    }
+    const tag = `${prefix}{p${p}}:`;
+    return {
+      number: p,
+      ready: (queue: QueueName) => `${tag}ready:${queue}`,
+      /** The pub/sub message that says `queue` of this partition may have work. */
+      readyMessage: (queue: QueueName) => `${queue}:${p}`,
+      listPrefix: (queue: QueueName) => `${tag}${queue}:`,
+      lockPrefix: (queue: QueueName) => `${tag}lock:${queue}:`,
+      seen: (notificationId: string) => `${tag}seen:${notificationId}`,
+      messagePrefix: `${tag}sms:`,
+      sentPrefix: `${tag}sent:`,
+      conversationPrefix: `${tag}conv:`,
+      appliedPrefix: `${tag}applied:`,
+    };
+  };
+
+  const conversation = (key: ConversationKey) => {
+    const id = conversationId(key);
+    const keys = partition(partitionOf(key.phone, partitions));
+    return {
+      ...keys,
+      /** The conversation id: the member of the ready sets, appended to the prefixes above. */
+      id,
+      list: (queue: QueueName) => keys.listPrefix(queue) + id,
+      lock: (queue: QueueName) => keys.lockPrefix(queue) + id,
+      record: keys.conversationPrefix + id,
+      applied: keys.appliedPrefix + id,
+      message: (smsId: string) => keys.messagePrefix + smsId,
+      sent: (messageId: string) => keys.sentPrefix + messageId,
+    };
+  };
+
+  return {
+    partition,
+    conversation,
+    deadLetters: `${prefix}dead-letters`,
+    readyChannel: `${prefix}ready`,
+  };
+}
+
+export type StoreKeys = ReturnType<typeof storeKeys>;
+export type ConversationKeys = ReturnType<StoreKeys['conversation']>;

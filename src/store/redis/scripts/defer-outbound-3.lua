@@ -1,0 +1,32 @@
+--[[
+  A transient send failure: stores the head message's new attempt count and releases the
+  claim, the conversation ready again at notBefore.
+
+  Input:
+    KEYS[1] outbox lock
+    KEYS[2] outbox list
+    KEYS[3] outbox ready set of the partition
+    ARGV[1] token
+    ARGV[2] outbox message id (the expected head)
+    ARGV[3] attempts
+    ARGV[4] notBefore (ms)
+    ARGV[5] conversation id
+  Output:
+    'ok' | 'lost-lock' | 'stale'
+]]
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+  return 'lost-lock'
+end
+local head = redis.call('LINDEX', KEYS[2], 0)
+if not head then
+  return 'stale'
+end
+local message = cjson.decode(head)
+if message.id ~= ARGV[2] then
+  return 'stale'
+end
+message.attempts = tonumber(ARGV[3])
+redis.call('LSET', KEYS[2], 0, cjson.encode(message))
+redis.call('DEL', KEYS[1])
+redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+return 'ok'

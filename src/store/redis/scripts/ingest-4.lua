@@ -1,0 +1,59 @@
+--[[
+  Takes in the items of one notification that belong to one partition, at most once per
+  notification id: status items move their message record forward only (and are pushed only
+  when it moved); every pushed event goes onto its conversation's mailbox in ARGV order, and
+  the conversation becomes ready unless it already has a ready time (a claimed one keeps its
+  lease; its release re-readies it).
+
+  Input:
+    KEYS[1] seen key of the notification in this partition
+    KEYS[2] inbox ready set of the partition
+    KEYS[3] mailbox key prefix (+ conversation id)
+    KEYS[4] message record key prefix (+ sms id)
+    ARGV[1] now (ms)
+    ARGV[2] seen TTL (s)
+    ARGV[3] ready channel
+    ARGV[4] ready message
+    ARGV[5..] five per item: conversation id, event JSON, sms id ('' unless a status item),
+              status rank, message record JSON (created as is, or merged into the existing one)
+  Output:
+    {1, 0} when the partition had already seen the notification, else {0, events pushed}
+]]
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
+  return {1, 0}
+end
+
+local pushed = 0
+for i = 5, #ARGV, 5 do
+  local push = true
+  local smsId = ARGV[i + 2]
+  if smsId ~= '' then
+    local key = KEYS[4] .. smsId
+    local rank = tonumber(ARGV[i + 3])
+    local current = redis.call('HGET', key, 'rank')
+    if current and tonumber(current) >= rank then
+      push = false
+    else
+      local json = ARGV[i + 4]
+      local existing = redis.call('HGET', key, 'json')
+      if existing then
+        local record = cjson.decode(existing)
+        for field, value in pairs(cjson.decode(json)) do
+          record[field] = value
+        end
+        json = cjson.encode(record)
+      end
+      redis.call('HSET', key, 'rank', rank, 'json', json)
+    end
+  end
+  if push then
+    redis.call('RPUSH', KEYS[3] .. ARGV[i], ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], 'NX', ARGV[1], ARGV[i])
+    pushed = pushed + 1
+  end
+end
+
+if pushed > 0 then
+  redis.call('PUBLISH', ARGV[3], ARGV[4])
+end
+return {0, pushed}

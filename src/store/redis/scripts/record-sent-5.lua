@@ -1,0 +1,62 @@
+--[[
+  Records that the service accepted an outbox message: sets its "sent" guard (the first sms
+  id wins), writes the message record keeping the status fields of an existing record ranked
+  at least as far along, and pops the message when it is the head. These happen even when the
+  token lost the lock, because the send did happen; only the lease extension needs the lock.
+
+  Input:
+    KEYS[1] outbox lock
+    KEYS[2] outbox list
+    KEYS[3] sent guard of the message
+    KEYS[4] message record
+    KEYS[5] outbox ready set of the partition
+    ARGV[1] token
+    ARGV[2] outbox message id
+    ARGV[3] sms id
+    ARGV[4] message record JSON
+    ARGV[5] its status rank
+    ARGV[6] sent guard TTL (s)
+    ARGV[7] JSON array of the status field names
+    ARGV[8] now (ms)
+    ARGV[9] conversation id
+  Output:
+    'ok' | 'lost-lock'
+]]
+redis.call('SET', KEYS[3], ARGV[3], 'NX', 'EX', ARGV[6])
+
+local rank = tonumber(ARGV[5])
+local json = ARGV[4]
+local existing = redis.call('HGET', KEYS[4], 'json')
+if existing then
+  local current = tonumber(redis.call('HGET', KEYS[4], 'rank'))
+  local old = cjson.decode(existing)
+  local new = cjson.decode(json)
+  if current >= rank then
+    for _, field in ipairs(cjson.decode(ARGV[7])) do
+      if old[field] ~= nil then
+        new[field] = old[field]
+      end
+    end
+    rank = current
+  else
+    for field, value in pairs(new) do
+      old[field] = value
+    end
+    new = old
+  end
+  json = cjson.encode(new)
+end
+redis.call('HSET', KEYS[4], 'rank', rank, 'json', json)
+
+local head = redis.call('LINDEX', KEYS[2], 0)
+if head and cjson.decode(head).id == ARGV[2] then
+  redis.call('LPOP', KEYS[2])
+end
+
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+  return 'lost-lock'
+end
+local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
+redis.call('PEXPIRE', KEYS[1], lease)
+redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[8]) + lease, ARGV[9])
+return 'ok'

@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { ChainableCommander, Redis } from 'ioredis';
+
+const scriptsDir = new URL('./scripts/', import.meta.url);
+
+/** A script's command name on the ioredis instance, from its file name: `commit-step-8.lua` → `replyflowCommitStep`. */
+function commandName(base: string): string {
+  return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
+}
+
+/** The scripts, read from disk once per process: file name → { command name, key count, source }. */
+const definitions = readdirSync(scriptsDir)
+  .filter((file) => file.endsWith('.lua'))
+  .map((file) => {
+    const match = /^([a-z-]+)-(\d+)\.lua$/.exec(file);
+    if (!match?.[1] || !match[2]) {
+      throw new Error(`store script ${file} must be named <name>-<key count>.lua`);
+    }
+    return {
+      base: match[1],
+      name: commandName(match[1]),
+      numberOfKeys: Number(match[2]),
+      lua: readFileSync(new URL(file, scriptsDir), 'utf8'),
+    };
+  });
+
+export type ScriptName =
+  | 'ingest'
+  | 'claim'
+  | 'release'
+  | 'read-inbox'
+  | 'commit-step'
+  | 'read-outbox'
+  | 'record-sent'
+  | 'defer-outbound'
+  | 'fail-outbound';
+
+type Arg = string | number;
+type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
+
+/**
+ * Registers the store's Lua scripts on an ioredis instance (`defineCommand`: EVALSHA, with
+ * EVAL when the server does not have the script yet) and calls them by name. Pipelines made
+ * from the instance afterwards carry the scripts too.
+ */
+export function defineStoreScripts(redis: Redis) {
+  const byBase = new Map(definitions.map((definition) => [definition.base, definition]));
+  for (const { name, numberOfKeys, lua } of definitions) {
+    redis.defineCommand(name, { numberOfKeys, lua });
+  }
+
+  const command = (target: Redis | ChainableCommander, script: ScriptName, keys: Arg[]) => {
+    const definition = byBase.get(script);
+    if (!definition)
+      throw new Error(`store script ${script} is missing from ${scriptsDir.pathname}`);
+    if (keys.length !== definition.numberOfKeys) {
+      throw new Error(
+        `store script ${script} takes ${definition.numberOfKeys} keys, got ${keys.length}`,
+      );
+    }
+    return (target as unknown as Record<string, ScriptCommand>)[definition.name]!;
+  };
+
+  return {
+    /** Runs a script and resolves to its reply. */
+    run(script: ScriptName, keys: Arg[], args: Arg[]): Promise<unknown> {
+      return command(redis, script, keys).call(redis, ...keys, ...args);
+    },
+    /** Queues a script call on a pipeline. */
+    queue(pipeline: ChainableCommander, script: ScriptName, keys: Arg[], args: Arg[]): void {
+      void command(pipeline, script, keys).call(pipeline, ...keys, ...args);
+    },
+  };
+}
+
+export type StoreScripts = ReturnType<typeof defineStoreScripts>;
