@@ -19,9 +19,10 @@ export interface RequestLimiterOptions {
 export const defaultMaxQueue = 1000;
 
 /**
- * An in-process limiter: requests wait in a bounded FIFO queue for a token rather than failing
- * (rate-limiter-flexible's `RateLimiterQueue` over a `RateLimiterMemory`). Each client gets its
- * own, because each location's key pair has its own limit at the service (spec §1.4).
+ * An in-process limiter: requests are spaced evenly at `perSecond` and wait for their turn in a
+ * bounded FIFO queue rather than failing (rate-limiter-flexible's `RateLimiterQueue` over a
+ * `RateLimiterMemory`). Each client gets its own, because each location's key pair has its own
+ * limit at the service (spec §1.4).
  *
  * @example
  * const limiter = createRequestLimiter({ perSecond: 10 });
@@ -31,9 +32,11 @@ export function createRequestLimiter(options: RequestLimiterOptions): RequestLim
   if (!(options.perSecond > 0) || !Number.isFinite(options.perSecond)) {
     throw new RangeError(`perSecond must be a positive number, got ${options.perSecond}`);
   }
-  // Whole tokens per window: 10/s is 10 tokens a second, 0.5/s is 1 token every 2 seconds.
-  const points = Math.max(1, Math.floor(options.perSecond));
-  const duration = points / options.perSecond;
+  // One token every 1/perSecond seconds rather than perSecond tokens a second: the service's
+  // window is not published (the emulator's slides), and a fixed one-second window lets twice
+  // the rate through across its boundary. Evenly spaced requests stay within any window.
+  const points = 1;
+  const duration = 1 / options.perSecond;
   const queue = new RateLimiterQueue(new RateLimiterMemory({ points, duration }), {
     maxQueueSize: options.maxQueue ?? defaultMaxQueue,
   });

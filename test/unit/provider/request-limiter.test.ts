@@ -21,15 +21,33 @@ describe('createRequestLimiter', () => {
     vi.useRealTimers();
   });
 
-  it('makes requests beyond the rate wait for a token instead of failing', async () => {
-    const limiter = createRequestLimiter({ perSecond: 2 });
+  it('makes requests beyond the rate wait for their turn instead of failing', async () => {
+    const limiter = createRequestLimiter({ perSecond: 4 });
     const outcome = acquireMany(limiter, 5);
     await vi.advanceTimersByTimeAsync(0);
-    expect(outcome).toEqual({ granted: 2, refused: [] });
-    await vi.advanceTimersByTimeAsync(1000);
-    expect(outcome.granted).toBe(4);
-    await vi.advanceTimersByTimeAsync(1000);
+    expect(outcome).toEqual({ granted: 1, refused: [] });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(outcome.granted).toBe(3);
+    await vi.advanceTimersByTimeAsync(500);
     expect(outcome).toEqual({ granted: 5, refused: [] });
+  });
+
+  it('never lets more than perSecond through in any one-second window', async () => {
+    const limiter = createRequestLimiter({ perSecond: 10 });
+    const grantedAt: number[] = [];
+    const acquire = () => limiter.acquire().then(() => grantedAt.push(Date.now()));
+    // A burst that starts late in a second: a fixed one-second window would let it through
+    // twice, once before the boundary and once after.
+    acquire();
+    await vi.advanceTimersByTimeAsync(900);
+    for (let i = 0; i < 39; i++) acquire();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(grantedAt).toHaveLength(40);
+    for (const start of grantedAt) {
+      expect(grantedAt.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(
+        10,
+      );
+    }
   });
 
   it('refuses at once what does not fit in the bounded queue', async () => {
