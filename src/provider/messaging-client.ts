@@ -30,7 +30,10 @@ export interface MessagingClientOptions {
   location: string;
   /** Country for recipients written in national form (`06 12 34 56 78` with `FR`). */
   defaultCountry?: CountryCode | undefined;
-  /** An undici dispatcher to send through; by default the client opens its own keep-alive `Pool`. */
+  /**
+   * An undici dispatcher to send through, closed by its owner, not by `close()`. By default the
+   * client opens its own keep-alive `Pool` on the base URL's origin.
+   */
   dispatcher?: Dispatcher;
   limits?: {
     /** Requests per second for this key pair. Default 10. */

@@ -142,3 +142,50 @@ describe('after a 429', () => {
     expect(t.waits).toEqual([2000]);
   });
 });
+
+describe('an injected limiter', () => {
+  it('is waited on before every request, so a shared (Redis) limiter can replace the local one', async () => {
+    stub = await startStubService((_request, res) => json(res, 200, []));
+    let acquired = 0;
+    client = createMessagingClient({
+      baseUrl: stub.baseUrl,
+      keyId: 'k',
+      keySecret: 's',
+      location: 'paris',
+      limits: {
+        limiter: {
+          async acquire() {
+            acquired++;
+            expect(stub?.requests).toHaveLength(acquired - 1);
+          },
+        },
+      },
+    });
+    await client.groups.list();
+    await client.webhooks.list();
+    expect(acquired).toBe(2);
+  });
+
+  it('refusing a token fails the call as rate-limited, with nothing sent', async () => {
+    stub = await startStubService((_request, res) => json(res, 200, []));
+    client = createMessagingClient({
+      baseUrl: stub.baseUrl,
+      keyId: 'k',
+      keySecret: 's',
+      location: 'paris',
+      retry: { attempts: 1 },
+      limits: {
+        limiter: {
+          acquire: async () => {
+            throw new Error('queue full');
+          },
+        },
+      },
+    });
+    const error = await client.sms.send({ to: '+33612345678', body: 'Hi' }).catch((e) => e);
+    expect(error).toBeInstanceOf(ProviderRateLimitedError);
+    expect(error).toMatchObject({ status: undefined, mayHaveReachedService: false });
+    expect(error.message).toContain('queue full');
+    expect(stub.requests).toHaveLength(0);
+  });
+});
