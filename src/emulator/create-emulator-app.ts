@@ -4,6 +4,7 @@ import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { contactRoutes } from './api/contact-routes.ts';
 import { smsRoutes } from './api/sms-routes.ts';
 import { webhookRoutes } from './api/webhook-routes.ts';
+import { stampArrival } from './arrival-time.ts';
 import { authenticate } from './authenticate.ts';
 import { inspectionRoutes } from './control/inspection-routes.ts';
 import { scriptingRoutes } from './control/scripting-routes.ts';
@@ -58,7 +59,7 @@ export function createEmulatorApp(options: EmulatorOptions, deps: EmulatorDeps =
   const requestLog = new RequestLog();
   const endpointFaults = new EndpointFaults(deps.random);
   const webhookFaults = new WebhookFaults();
-  const rateLimiter = new RateLimiter(config.rateLimitPerSecond, clock);
+  const rateLimiter = new RateLimiter(config.rateLimitPerSecond);
   const dispatcher = new WebhookDispatcher({
     config,
     locations,
@@ -116,7 +117,8 @@ export function createEmulatorApp(options: EmulatorOptions, deps: EmulatorDeps =
   app.use('/_emulator', express.json(), inspectionRoutes(context), scriptingRoutes(context));
   app.use(
     '/v1',
-    requestLog.middleware(clock),
+    stampArrival(clock),
+    requestLog.middleware(),
     // Credentials, then the rate, then injected faults: a 503 only reaches a known client.
     authenticate(config.keyPairs),
     rateLimiter.middleware(),

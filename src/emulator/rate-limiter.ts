@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Clock } from '../scheduler/clock.ts';
+import { arrivalTime } from './arrival-time.ts';
 import { authenticatedKeyPair } from './authenticate.ts';
 import { apiErrorCodes, EmulatorApiError } from './emulator-api-error.ts';
 
@@ -14,15 +14,11 @@ const windowMs = 1000;
 export class RateLimiter {
   readonly #accepted = new Map<string, number[]>();
 
-  constructor(
-    public perSecond: number,
-    private readonly clock: Clock,
-  ) {}
+  constructor(public perSecond: number) {}
 
-  /** Takes a slot for `key`; returns 0 when accepted, otherwise the ms until one frees up. */
-  take(key: string): number {
+  /** Takes a slot for `key` at `now`; returns 0 when accepted, otherwise the ms until one frees up. */
+  take(key: string, now: number): number {
     if (this.perSecond === Number.POSITIVE_INFINITY) return 0;
-    const now = this.clock.now();
     let times = this.#accepted.get(key);
     if (!times) {
       times = [];
@@ -45,7 +41,7 @@ export class RateLimiter {
   /** Answers 429 with `Retry-After` (whole seconds, at least 1) beyond the limit. */
   middleware(): RequestHandler {
     return (_req, res, next) => {
-      const waitMs = this.take(authenticatedKeyPair(res).id);
+      const waitMs = this.take(authenticatedKeyPair(res).id, arrivalTime(res));
       if (waitMs === 0) return next();
       res.set('Retry-After', String(Math.max(1, Math.ceil(waitMs / 1000))));
       next(

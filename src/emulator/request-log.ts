@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { Clock } from '../scheduler/clock.ts';
+import { arrivalTime } from './arrival-time.ts';
 import { CappedList } from './capped-list.ts';
 
 /** One /v1 request, so tests can measure the request rate and count `POST /sms` calls. */
@@ -23,10 +23,10 @@ export class RequestLog {
   }
 
   /** Records every request on arrival (so `at` is the arrival time) and its status once answered. */
-  middleware(clock: Clock): RequestHandler {
+  middleware(): RequestHandler {
     return (req, res, next) => {
       const entry: RequestLogEntry = {
-        at: clock.now(),
+        at: arrivalTime(res),
         method: req.method,
         path: req.originalUrl.split('?')[0] ?? req.originalUrl,
         keyId: req.get('x-api-key-id'),

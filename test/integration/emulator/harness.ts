@@ -48,7 +48,7 @@ export interface TestEmulator extends RunningEmulator {
 
 /**
  * An emulator on a random loopback port, with every delay scaled down a hundredfold and the
- * paris and lyon key pairs. Options override these defaults.
+ * paris and lyon key pairs. Options override these defaults (each top-level key as a whole).
  */
 export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},
@@ -57,6 +57,9 @@ export async function startTestEmulator(
     port: 0,
     timeScale: 0.01,
     keyPairs: [paris, lyon],
+    // 4 s scaled to 40 ms is too short for a loaded CI machine to answer on loopback: deliveries
+    // here get 200 ms. Tests of the deadline itself pass their own webhookRetry.
+    webhookRetry: { timeoutMs: 20_000 },
     ...options,
   });
   const call = async (
