@@ -45,18 +45,21 @@ export async function handleNotification(
   }
   const { items, rejected } = classifyItems(envelope.data, location, now);
   try {
-    for (const item of rejected) {
-      await deps.store.pushDeadLetter({
-        v: 1,
+    if (rejected.length > 0) {
+      // One dead letter per notification, however many items it had wrong.
+      const reasons = rejected.slice(0, 5).map((item) => `item ${item.index}: ${item.reason}`);
+      if (rejected.length > 5) reasons.push(`and ${rejected.length - 5} more`);
+      const letter = {
+        v: 1 as const,
         at: now,
         location,
-        reason: `item ${item.index}: ${item.reason}`,
+        reason: reasons.join('; '),
         body: raw.slice(0, deadLetterBytes),
-      });
+      };
+      if (items.length === 0) return reject(deps, location, raw, letter.reason, now);
+      await deps.store.pushDeadLetter(letter);
     }
-    if (items.length === 0) {
-      return reject(deps, location, raw, 'no usable item in data', now);
-    }
+    if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
     const result = await deps.store.ingest(envelope.data.id, items, now);
     return {
       status: 200,

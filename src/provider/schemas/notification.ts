@@ -9,6 +9,8 @@ export const notificationSchema = z.object({
   id: z.string().min(1),
   webhookId: z.string(),
   type: z.string(),
-  data: z.array(z.unknown()),
+  // The service sends one item per notification in every sample; 500 leaves room and caps
+  // the work one request can cause.
+  data: z.array(z.unknown()).max(500),
 });
 export type Notification = z.infer<typeof notificationSchema>;
