@@ -59,7 +59,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   }
   const registry = options.registry ?? (await loadBots(config.botsDir));
   const store = options.store ?? openStore(config, logger);
-  const clients = options.clients ?? createMessagingClients(config);
+  const clients = options.clients ?? createMessagingClients(config, { logger });
   const secrets = new Map<string, string>();
   for (const location of config.locations) {
     if (location.webhookSecret) secrets.set(location.name, location.webhookSecret);
