@@ -32,7 +32,17 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
   const subscribe = () => {
     if (!connection) {
       connection = options.subscriber ?? options.redis.duplicate();
-      if (!options.subscriber) connection.on('error', options.onError);
+      if (!options.subscriber) {
+        // ioredis emits an error per reconnect attempt: report one per outage.
+        let down = false;
+        connection.on('error', (error: unknown) => {
+          if (!down) options.onError(error);
+          down = true;
+        });
+        connection.on('ready', () => {
+          down = false;
+        });
+      }
       connection.on('message', onMessage);
     }
     subscribed = connection.subscribe(options.channel).catch((error: unknown) => {

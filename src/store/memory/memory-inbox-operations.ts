@@ -1,0 +1,94 @@
+import { checkStepCommit } from '../check-step-commit.ts';
+import { conversationId, parseConversationId } from '../conversation-id.ts';
+import { groupByPartition } from '../group-by-partition.ts';
+import { statusRecordOf } from '../message-status.ts';
+import { type MessageRecord, statusRank } from '../records.ts';
+import type { Store } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
+import { type MemoryState, parse } from './memory-state.ts';
+
+type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
+
+/** How many ingests pass between sweeps of expired seen ids and sent guards. */
+const sweepEvery = 1_000;
+
+/** Ingest, the lease queue operations (both queues) and the step commit, as the Redis scripts do them. */
+export function memoryInboxOperations(state: MemoryState, newToken: () => string): InboxOperations {
+  const { queues, listeners } = state;
+  let ingests = 0;
+
+  return {
+    async ingest(notificationId, items, now) {
+      if (++ingests % sweepEvery === 0) state.sweep(now);
+      const byPartition = groupByPartition(items, (phone) => state.partitionOf(phone));
+      let duplicates = 0;
+      let pushed = 0;
+      for (const [partition, group] of byPartition) {
+        const seenKey = `${partition}:${notificationId}`;
+        if ((state.seen.get(seenKey) ?? Number.NEGATIVE_INFINITY) > now) {
+          duplicates++;
+          continue;
+        }
+        state.seen.set(seenKey, now + storeLimits.seenTtlMs);
+        let pushedHere = 0;
+        for (const item of group) {
+          if (item.status) {
+            const update = statusRecordOf({ ...item, status: item.status });
+            const key = state.inPartition(update.phone, update.smsId);
+            const existing = parse<MessageRecord>(state.messages.get(key));
+            if (existing && statusRank[existing.status] >= statusRank[update.status]) continue;
+            state.messages.set(key, JSON.stringify({ ...existing, ...update }));
+          }
+          const id = conversationId(item.event);
+          queues.inbox.append(id, partition, [JSON.stringify(item.event)], now);
+          pushedHere++;
+        }
+        if (pushedHere > 0) listeners.emit('inbox', partition);
+        pushed += pushedHere;
+      }
+      return { duplicate: items.length > 0 && duplicates === byPartition.size, pushed };
+    },
+
+    async claim(queue, partition, leaseMs, now) {
+      if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+        throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
+      }
+      const token = newToken();
+      const id = queues[queue].claim(partition, leaseMs, now, token);
+      return id === null ? null : { queue, partition, token, ...parseConversationId(id) };
+    },
+
+    async release(claim, now, notBefore) {
+      const readyAt = Math.max(now, notBefore ?? now);
+      const id = conversationId(claim);
+      if (queues[claim.queue].release(id, claim.partition, claim.token, readyAt, now)) {
+        listeners.emit(claim.queue, claim.partition);
+      }
+    },
+
+    async readInbox(claim) {
+      return state.inboxView(claim);
+    },
+
+    async commitStep(claim, step, now) {
+      checkStepCommit(claim, step);
+      const id = conversationId(claim);
+      if (!queues.inbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
+      const seq = parse<{ seq: number }>(state.conversations.get(id))?.seq ?? 0;
+      if (!state.headIs('inbox', claim, step.eventId) || seq !== step.expectedSeq) {
+        return { ok: false, reason: 'stale' };
+      }
+      if (step.record) state.conversations.set(id, JSON.stringify(step.record));
+      queues.inbox.pop(id);
+      if (step.outbound.length > 0) {
+        const outbound = step.outbound.map((message) => JSON.stringify(message));
+        queues.outbox.append(id, claim.partition, outbound, now);
+        listeners.emit('outbox', claim.partition);
+      }
+      const applied = [...(state.applied.get(id) ?? []), step.eventId];
+      state.applied.set(id, applied.slice(-storeLimits.appliedLogCap));
+      queues.inbox.extend(id, claim.partition, now);
+      return { ok: true, next: state.inboxView(claim) };
+    },
+  };
+}

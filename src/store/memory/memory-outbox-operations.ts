@@ -1,0 +1,67 @@
+import { conversationId } from '../conversation-id.ts';
+import { mergeSentRecord } from '../message-status.ts';
+import type { OutboundMessage } from '../records.ts';
+import type { Store } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
+import { type MemoryState, parse } from './memory-state.ts';
+
+type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
+
+/** The sender's operations on a claimed outbox, as the Redis scripts do them. */
+export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
+  const { outbox, inbox } = state.queues;
+
+  return {
+    async readOutbox(claim) {
+      const message = state.head<OutboundMessage>('outbox', claim);
+      const guard = message
+        ? state.sent.get(state.inPartition(claim.phone, message.id))
+        : undefined;
+      return { message, sentSmsId: guard?.smsId ?? null };
+    },
+
+    async recordSent(claim, messageId, record, now) {
+      const id = conversationId(claim);
+      const guardKey = state.inPartition(claim.phone, messageId);
+      // The first sms id wins, as with SET NX.
+      if ((state.sent.get(guardKey)?.expiresAt ?? Number.NEGATIVE_INFINITY) <= now) {
+        state.sent.set(guardKey, {
+          smsId: record.smsId,
+          expiresAt: now + storeLimits.sentGuardTtlMs,
+        });
+      }
+      const key = state.inPartition(record.phone, record.smsId);
+      state.messages.set(
+        key,
+        JSON.stringify(mergeSentRecord(parse(state.messages.get(key)), record)),
+      );
+      // The send happened whoever holds the lock now, so its facts are kept and it is popped.
+      if (state.headIs('outbox', claim, messageId)) outbox.pop(id);
+      if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
+      outbox.extend(id, claim.partition, now);
+      return { ok: true };
+    },
+
+    async deferOutbound(claim, messageId, attempts, notBefore) {
+      const id = conversationId(claim);
+      if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
+      const head = state.head<OutboundMessage>('outbox', claim);
+      if (head?.id !== messageId) return { ok: false, reason: 'stale' };
+      outbox.replaceHead(id, JSON.stringify({ ...head, attempts }));
+      // Ready again only at notBefore, so no listener is woken now.
+      outbox.release(id, claim.partition, claim.token, notBefore, Number.NEGATIVE_INFINITY);
+      return { ok: true };
+    },
+
+    async failOutbound(claim, messageId, statusEvent, now) {
+      const id = conversationId(claim);
+      if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
+      if (!state.headIs('outbox', claim, messageId)) return { ok: false, reason: 'stale' };
+      outbox.pop(id);
+      inbox.append(id, claim.partition, [JSON.stringify(statusEvent)], now);
+      state.listeners.emit('inbox', claim.partition);
+      outbox.extend(id, claim.partition, now);
+      return { ok: true };
+    },
+  };
+}

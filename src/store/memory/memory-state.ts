@@ -1,0 +1,76 @@
+import { conversationId } from '../conversation-id.ts';
+import { partitionOf } from '../partition-of.ts';
+import type { ReadyListeners } from '../ready-listeners.ts';
+import type { ConversationKey, MailboxEvent, MessageRecord } from '../records.ts';
+import type { InboxView, QueueName } from '../store.ts';
+import { MemoryLeaseQueue } from './memory-lease-queue.ts';
+
+/** Parses a stored JSON string; the memory store keeps JSON so callers never share its objects. */
+export const parse = <T>(json: string | null | undefined): T | null =>
+  json ? (JSON.parse(json) as T) : null;
+
+/**
+ * Everything the memory store holds, shaped like the Redis keys: per-partition names for the
+ * structures Redis keeps under a partition's hash tag (seen ids, message records, sent guards).
+ */
+export class MemoryState {
+  readonly queues: Record<QueueName, MemoryLeaseQueue>;
+  /** conversation id → record JSON */
+  readonly conversations = new Map<string, string>();
+  /** `<partition>:<smsId>` → message record JSON */
+  readonly messages = new Map<string, string>();
+  /** `<partition>:<notificationId>` → expiry (ms) */
+  readonly seen = new Map<string, number>();
+  /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
+  readonly sent = new Map<string, { smsId: string; expiresAt: number }>();
+  /** conversation id → applied event ids, oldest first */
+  readonly applied = new Map<string, string[]>();
+  /** dead letter JSON, newest first */
+  deadLetters: string[] = [];
+
+  constructor(
+    readonly partitions: number,
+    readonly listeners: ReadyListeners,
+  ) {
+    this.queues = {
+      inbox: new MemoryLeaseQueue(partitions),
+      outbox: new MemoryLeaseQueue(partitions),
+    };
+  }
+
+  partitionOf(phone: string): number {
+    return partitionOf(phone, this.partitions);
+  }
+
+  /** The per-partition name of an sms id, outbox message id or notification id. */
+  inPartition(phone: string, id: string): string {
+    return `${this.partitionOf(phone)}:${id}`;
+  }
+
+  head<T>(queue: QueueName, key: ConversationKey): T | null {
+    return parse<T>(this.queues[queue].head(conversationId(key)));
+  }
+
+  headIs(queue: QueueName, key: ConversationKey, id: string): boolean {
+    return this.head<{ id: string }>(queue, key)?.id === id;
+  }
+
+  inboxView(key: ConversationKey): InboxView {
+    const next = this.head<MailboxEvent>('inbox', key);
+    const origin =
+      next?.kind === 'reply'
+        ? this.messages.get(this.inPartition(key.phone, next.originSmsId))
+        : null;
+    return {
+      record: parse(this.conversations.get(conversationId(key))),
+      next,
+      origin: parse<MessageRecord>(origin),
+    };
+  }
+
+  /** Drops expired seen ids and sent guards, as Redis expires their keys. */
+  sweep(now: number): void {
+    for (const [key, expiresAt] of this.seen) if (expiresAt <= now) this.seen.delete(key);
+    for (const [key, guard] of this.sent) if (guard.expiresAt <= now) this.sent.delete(key);
+  }
+}

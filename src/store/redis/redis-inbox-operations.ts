@@ -1,0 +1,130 @@
+import { checkStepCommit } from '../check-step-commit.ts';
+import { parseConversationId } from '../conversation-id.ts';
+import { groupByPartition } from '../group-by-partition.ts';
+import { statusRecordOf } from '../message-status.ts';
+import { statusRank } from '../records.ts';
+import type { Store } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
+import { inboxViewOf } from './parse-reply.ts';
+import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
+
+type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
+
+/** Ingest, the lease queue operations (both queues) and the step commit, over the Lua scripts. */
+export function redisInboxOperations(context: RedisStoreContext): InboxOperations {
+  const { redis, keys, scripts } = context;
+
+  return {
+    async ingest(notificationId, items, now) {
+      if (items.length === 0) return { duplicate: false, pushed: 0 };
+      // One script call per partition, all in one pipeline: one round trip for the notification.
+      const pipeline = redis.pipeline();
+      for (const [partition, group] of groupByPartition(items, context.partitionOf)) {
+        const p = keys.partition(partition);
+        const args: (string | number)[] = [
+          now,
+          seconds(storeLimits.seenTtlMs),
+          keys.readyChannel,
+          p.readyMessage('inbox'),
+        ];
+        for (const item of group) {
+          const update = item.status ? statusRecordOf({ ...item, status: item.status }) : null;
+          args.push(
+            keys.conversation(item.event).id,
+            JSON.stringify(item.event),
+            update?.smsId ?? '',
+            update ? statusRank[update.status] : 0,
+            update ? JSON.stringify(update) : '',
+          );
+        }
+        const scriptKeys = [
+          p.seen(notificationId),
+          p.ready('inbox'),
+          p.listPrefix('inbox'),
+          p.messagePrefix,
+        ];
+        scripts.queue(pipeline, 'ingest', scriptKeys, args);
+      }
+      const replies = await withStoreErrors('ingest', async () => {
+        const results = (await pipeline.exec()) ?? [];
+        const failed = results.find(([error]) => error);
+        if (failed) throw failed[0];
+        return results.map(([, reply]) => reply as [number, number]);
+      });
+      return {
+        duplicate: replies.every(([duplicate]) => duplicate === 1),
+        pushed: replies.reduce((sum, [, pushed]) => sum + pushed, 0),
+      };
+    },
+
+    async claim(queue, partition, leaseMs, now) {
+      if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+        throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
+      }
+      const p = keys.partition(partition);
+      const token = context.newToken();
+      const scriptKeys = [p.ready(queue), p.lockPrefix(queue), p.listPrefix(queue)];
+      const id = await withStoreErrors('claim', () =>
+        scripts.run('claim', scriptKeys, [now, leaseMs, token]),
+      );
+      if (typeof id !== 'string' || id === '') return null;
+      return { queue, partition, token, ...parseConversationId(id) };
+    },
+
+    async release(claim, now, notBefore) {
+      const c = keys.conversation(claim);
+      const readyAt = Math.max(now, notBefore ?? now);
+      const scriptKeys = [c.lock(claim.queue), c.list(claim.queue), c.ready(claim.queue)];
+      const args = [
+        claim.token,
+        c.id,
+        readyAt,
+        now,
+        keys.readyChannel,
+        c.readyMessage(claim.queue),
+      ];
+      await withStoreErrors('release', () => scripts.run('release', scriptKeys, args));
+    },
+
+    async readInbox(claim) {
+      const c = keys.conversation(claim);
+      const reply = await withStoreErrors('readInbox', () =>
+        scripts.run('read-inbox', [c.record, c.list('inbox'), c.messagePrefix], []),
+      );
+      return inboxViewOf(reply as unknown[]);
+    },
+
+    async commitStep(claim, step, now) {
+      checkStepCommit(claim, step);
+      const c = keys.conversation(claim);
+      const scriptKeys = [
+        c.lock('inbox'),
+        c.list('inbox'),
+        c.record,
+        c.applied,
+        c.ready('inbox'),
+        c.list('outbox'),
+        c.ready('outbox'),
+        c.messagePrefix,
+      ];
+      const args = [
+        claim.token,
+        step.eventId,
+        step.expectedSeq,
+        step.record ? JSON.stringify(step.record) : '',
+        step.record?.seq ?? 0,
+        now,
+        storeLimits.appliedLogCap,
+        c.id,
+        keys.readyChannel,
+        c.readyMessage('outbox'),
+        ...step.outbound.map((message) => JSON.stringify(message)),
+      ];
+      const [status, ...view] = (await withStoreErrors('commitStep', () =>
+        scripts.run('commit-step', scriptKeys, args),
+      )) as unknown[];
+      if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
+      return { ok: true, next: inboxViewOf(view) };
+    },
+  };
+}

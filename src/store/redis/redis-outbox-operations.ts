@@ -1,0 +1,84 @@
+import { statusFields } from '../message-status.ts';
+import { statusRank } from '../records.ts';
+import type { Store } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
+import { commitResultOf, jsonOrNull } from './parse-reply.ts';
+import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
+
+type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
+
+/** The sender's operations on a claimed outbox, over the Lua scripts. */
+export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): OutboxOperations {
+  return {
+    async readOutbox(claim) {
+      const c = keys.conversation(claim);
+      const [message, smsId] = (await withStoreErrors('readOutbox', () =>
+        scripts.run('read-outbox', [c.list('outbox'), c.sentPrefix], []),
+      )) as unknown[];
+      return {
+        message: jsonOrNull(message),
+        sentSmsId: typeof smsId === 'string' && smsId !== '' ? smsId : null,
+      };
+    },
+
+    async recordSent(claim, messageId, record, now) {
+      const c = keys.conversation(claim);
+      const scriptKeys = [
+        c.lock('outbox'),
+        c.list('outbox'),
+        c.sent(messageId),
+        keys.conversation(record).message(record.smsId),
+        c.ready('outbox'),
+      ];
+      const args = [
+        claim.token,
+        messageId,
+        record.smsId,
+        JSON.stringify(record),
+        statusRank[record.status],
+        seconds(storeLimits.sentGuardTtlMs),
+        JSON.stringify(statusFields),
+        now,
+        c.id,
+      ];
+      const reply = await withStoreErrors('recordSent', () =>
+        scripts.run('record-sent', scriptKeys, args),
+      );
+      return commitResultOf(reply);
+    },
+
+    async deferOutbound(claim, messageId, attempts, notBefore) {
+      const c = keys.conversation(claim);
+      const scriptKeys = [c.lock('outbox'), c.list('outbox'), c.ready('outbox')];
+      const args = [claim.token, messageId, attempts, notBefore, c.id];
+      const reply = await withStoreErrors('deferOutbound', () =>
+        scripts.run('defer-outbound', scriptKeys, args),
+      );
+      return commitResultOf(reply);
+    },
+
+    async failOutbound(claim, messageId, statusEvent, now) {
+      const c = keys.conversation(claim);
+      const scriptKeys = [
+        c.lock('outbox'),
+        c.list('outbox'),
+        c.list('inbox'),
+        c.ready('inbox'),
+        c.ready('outbox'),
+      ];
+      const args = [
+        claim.token,
+        messageId,
+        JSON.stringify(statusEvent),
+        now,
+        c.id,
+        keys.readyChannel,
+        c.readyMessage('inbox'),
+      ];
+      const reply = await withStoreErrors('failOutbound', () =>
+        scripts.run('fail-outbound', scriptKeys, args),
+      );
+      return commitResultOf(reply);
+    },
+  };
+}

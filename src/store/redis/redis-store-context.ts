@@ -1,0 +1,25 @@
+import type { Redis } from 'ioredis';
+import type { StoreKeys } from './keys.ts';
+import type { StoreScripts } from './store-scripts.ts';
+import { toStoreError } from './to-store-error.ts';
+
+/** What the Redis driver's operation modules share. */
+export interface RedisStoreContext {
+  redis: Redis;
+  keys: StoreKeys;
+  scripts: StoreScripts;
+  partitionOf(phone: string): number;
+  newToken(): string;
+}
+
+/** Runs one Redis call, rejecting with `StoreUnavailableError` when Redis fails it. */
+export async function withStoreErrors<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw toStoreError(error, operation);
+  }
+}
+
+/** Seconds for `EX`, rounded up so a TTL is never shorter than asked. */
+export const seconds = (ms: number) => Math.ceil(ms / 1_000);
