@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../app/config.ts';
 import { startDev } from '../app/start-dev.ts';
 import { type RunningReplyflow, startReplyflow } from '../app/start-replyflow.ts';
+import { ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 
 /** `replyflow start`, `replyflow worker` and `replyflow dev`. */
@@ -9,17 +10,28 @@ export function registerServeCommands(program: Command): void {
   program
     .command('start')
     .description('Run the webhook server, the conversation workers and the sender in one process')
-    .action(() => serve('start'));
+    .action(() => run('start'));
   program
     .command('worker')
     .description('Run conversation workers and the sender only (scale-out; no HTTP server)')
-    .action(() => serve('worker'));
+    .action(() => run('worker'));
   program
     .command('dev')
     .description(
       'Run the bots on the embedded defaults: memory store and the built-in emulator, with the dev phone',
     )
-    .action(() => serve('dev'));
+    .action(() => run('dev'));
+}
+
+/** Expected failures (bad config, bad bots) print their message and exit 1, without a stack. */
+async function run(mode: 'start' | 'worker' | 'dev'): Promise<void> {
+  try {
+    await serve(mode);
+  } catch (error) {
+    if (!(error instanceof ReplyflowError)) throw error;
+    process.stderr.write(`replyflow ${mode}: ${error.code}: ${error.message}\n`);
+    process.exit(1);
+  }
 }
 
 async function serve(mode: 'start' | 'worker' | 'dev'): Promise<void> {

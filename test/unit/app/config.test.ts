@@ -1,0 +1,96 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/app/config.ts';
+
+const single = {
+  REPLYFLOW_PROVIDER_URL: 'https://api.example.com/v1/',
+  REPLYFLOW_API_KEY_ID: 'key',
+  REPLYFLOW_API_KEY_SECRET: 'secret',
+  REPLYFLOW_LOCATION: 'paris',
+  REPLYFLOW_WEBHOOK_SECRET: '0123456789abcdef0123',
+};
+
+describe('loadConfig', () => {
+  it('reads one location from env, with defaults', async () => {
+    const config = await loadConfig(single);
+    expect(config.locations).toEqual([
+      {
+        name: 'paris',
+        providerUrl: 'https://api.example.com/v1',
+        apiKeyId: 'key',
+        apiKeySecret: 'secret',
+        webhookSecret: '0123456789abcdef0123',
+        rateLimitPerSecond: 10,
+      },
+    ]);
+    expect(config).toMatchObject({
+      port: 3000,
+      redisUrl: undefined,
+      redisPrefix: 'rf:',
+      logLevel: 'info',
+    });
+    expect(config.botsDir).toMatch(/\/bots$/);
+  });
+
+  it('has no location at all when nothing is set (dev then runs the emulator)', async () => {
+    expect((await loadConfig({})).locations).toEqual([]);
+  });
+
+  it('names every bad variable and says what it expects', async () => {
+    const error = await loadConfig({
+      ...single,
+      REPLYFLOW_PROVIDER_URL: 'https://api.example.com/v2',
+      REPLYFLOW_API_KEY_SECRET: '',
+      REPLYFLOW_WEBHOOK_SECRET: 'short',
+      PORT: 'eighty',
+    }).catch((e: Error) => e);
+    expect(error).toMatchObject({ code: 'CONFIG_INVALID' });
+    const message = (error as Error).message;
+    expect(message).toContain('PORT');
+    const envError = await loadConfig({
+      ...single,
+      REPLYFLOW_PROVIDER_URL: 'https://api.example.com/v2',
+      REPLYFLOW_API_KEY_SECRET: '',
+      REPLYFLOW_WEBHOOK_SECRET: 'short',
+    }).catch((e: Error) => e.message);
+    expect(envError).toContain('REPLYFLOW_PROVIDER_URL must end with /v1');
+    expect(envError).toContain('REPLYFLOW_API_KEY_SECRET is required');
+    expect(envError).toContain('REPLYFLOW_WEBHOOK_SECRET must be at least 16 characters');
+  });
+
+  it('reads several locations from the REPLYFLOW_CONFIG file, and names the bad field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rf-config-'));
+    const file = join(dir, 'replyflow.config.json');
+    const location = (name: string) => ({
+      name,
+      providerUrl: 'https://api.example.com/v1',
+      apiKeyId: `${name}-key`,
+      apiKeySecret: `${name}-secret`,
+      webhookSecret: `${name}-webhook-secret-0123`,
+    });
+    await writeFile(file, JSON.stringify({ locations: [location('paris'), location('lyon')] }));
+    const config = await loadConfig({ REPLYFLOW_CONFIG: file });
+    expect(config.locations.map((l) => [l.name, l.apiKeyId])).toEqual([
+      ['paris', 'paris-key'],
+      ['lyon', 'lyon-key'],
+    ]);
+
+    await writeFile(
+      file,
+      JSON.stringify({
+        locations: [location('paris'), { ...location('paris'), providerUrl: 'ftp://x' }],
+      }),
+    );
+    const message = await loadConfig({ REPLYFLOW_CONFIG: file }).catch((e: Error) => e.message);
+    expect(message).toContain('locations.1.providerUrl');
+    expect(message).toContain('location names must be unique');
+  });
+
+  it('says how to fix an unreadable config file', async () => {
+    await expect(loadConfig({ REPLYFLOW_CONFIG: '/nope/replyflow.config.json' })).rejects.toThrow(
+      /REPLYFLOW_CONFIG=\/nope\/replyflow.config.json: cannot read/,
+    );
+  });
+});
