@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../../src/emulator/index.ts';
 import { apiErrorBodySchema } from '../../../src/provider/schemas/api-error.ts';
-import { waitFor } from '../../support/wait-for.ts';
 import { lyon, mobile, startTestEmulator, type TestEmulator } from './harness.ts';
 
 describe('rate limit (spec §8)', () => {
@@ -65,21 +64,18 @@ describe('rate limit (spec §8)', () => {
     expect(accepted.length).toBeGreaterThan(limit);
   });
 
-  it('accepts again once the second has passed, within Retry-After', async () => {
+  it('accepts again once the second has passed, and Retry-After is long enough', async () => {
     emulator = await startTestEmulator({ rateLimitPerSecond: 1 });
     await burst(1);
     const [refused] = await burst(1);
     expect(refused?.status).toBe(429);
     const retryAfterMs = Number(refused?.headers.get('retry-after')) * 1000;
-    await waitFor(async () => (await emulator.api('GET', '/webhooks')).status === 200, {
-      timeout: 3000,
-    });
+    // Waiting exactly what Retry-After says is the behaviour under test, so this sleep is the point.
+    await new Promise((resolve) => setTimeout(resolve, retryAfterMs));
+    expect((await burst(1))[0]?.status).toBe(200);
     const log: RequestLogEntry[] = (await emulator.control('GET', '/requests')).body;
     const [first, second] = log.filter((entry) => entry.status === 200);
-    const refusedAt = log.find((entry) => entry.status === 429)?.at ?? 0;
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(1000);
-    // Polled every 10 ms: the slot was taken within a poll of Retry-After.
-    expect((second?.at ?? 0) - refusedAt).toBeLessThanOrEqual(retryAfterMs + 50);
   });
 
   it('changes with PUT /_emulator/rate-limit, and null lifts it', async () => {

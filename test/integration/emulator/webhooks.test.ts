@@ -82,8 +82,11 @@ describe('notifications (spec §2.7, §6)', () => {
   async function deliveredSms(request: Record<string, unknown>) {
     const sms = await emulator.send(request);
     await emulator.waitForStatus(sms.id, 'delivered');
-    await waitFor(() =>
-      envelopes(statusHook).some((e) => (e.data[0] as { status: string }).status === 'delivered'),
+    // Both status notifications, which travel independently and may arrive in either order.
+    await waitFor(
+      () =>
+        envelopes(statusHook).filter((e) => (e.data[0] as { id: string }).id === sms.id).length ===
+        2,
     );
     return sms;
   }
@@ -98,10 +101,8 @@ describe('notifications (spec §2.7, §6)', () => {
       expect(envelope.data).toHaveLength(1);
       expect(notifiedSmsSchema.strict().parse(envelope.data[0]).id).toBe(sms.id);
     }
-    expect(received.map((e) => (e.data[0] as { status: string }).status)).toEqual([
-      'sent',
-      'delivered',
-    ]);
+    const statuses = received.map((e) => (e.data[0] as { status: string }).status);
+    expect(statuses.sort()).toEqual(['delivered', 'sent']);
     expect(received[0]?.id).not.toBe(received[1]?.id);
     expect(statusHook.received[0]?.headers['content-type']).toContain('application/json');
     expect(replyHook.received).toEqual([]);
