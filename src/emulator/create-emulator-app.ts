@@ -1,6 +1,4 @@
 import express from 'express';
-import { createLogger } from '../observability/logger.ts';
-import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { contactRoutes } from './api/contact-routes.ts';
 import { smsRoutes } from './api/sms-routes.ts';
 import { webhookRoutes } from './api/webhook-routes.ts';
@@ -8,27 +6,12 @@ import { stampArrival } from './arrival-time.ts';
 import { authenticate } from './authenticate.ts';
 import { inspectionRoutes } from './control/inspection-routes.ts';
 import { scriptingRoutes } from './control/scripting-routes.ts';
-import { DeliveryLog } from './delivery-log.ts';
+import { createEmulatorContext, type EmulatorDeps } from './create-emulator-context.ts';
 import type { EmulatorContext } from './emulator-context.ts';
-import { type EmulatorOptions, resolveEmulatorOptions, seededColumns } from './emulator-options.ts';
-import { EndpointFaults } from './endpoint-faults.ts';
-import { EventStream } from './event-stream.ts';
+import type { EmulatorOptions } from './emulator-options.ts';
 import { handleApiError, routeNotFound } from './handle-api-error.ts';
-import { LocationStore } from './location-store.ts';
-import { MessageStore } from './message-store.ts';
-import { PendingWork } from './pending-work.ts';
-import { RateLimiter } from './rate-limiter.ts';
-import { RequestLog } from './request-log.ts';
-import { SmsLifecycle } from './sms-lifecycle.ts';
-import { WebhookDispatcher } from './webhook-dispatcher.ts';
-import { WebhookFaults } from './webhook-faults.ts';
 
-/** Time and randomness, injectable for tests; real ones by default. */
-export interface EmulatorDeps {
-  clock?: Clock;
-  /** Draws the `rate` of injected endpoint faults. */
-  random?: () => number;
-}
+export type { EmulatorDeps } from './create-emulator-context.ts';
 
 export interface EmulatorApp {
   app: express.Express;
@@ -39,82 +22,23 @@ export interface EmulatorApp {
 
 /**
  * The emulator as an Express app with no transport: the service API under `/v1` and the
- * control API under `/_emulator`. `startEmulator` listens with it; tests may mount it directly.
+ * control API under `/_emulator`. `startEmulator` listens with it; `replyflow dev` mounts it.
  */
 export function createEmulatorApp(options: EmulatorOptions, deps: EmulatorDeps = {}): EmulatorApp {
-  const config = resolveEmulatorOptions(options);
-  const clock = deps.clock ?? systemClock;
-  const logger = (options.logger ?? createLogger({ level: 'silent' })).child({
-    component: 'emulator',
-  });
-  const work = new PendingWork(config.timeScale, logger);
-  const events = new EventStream();
-  const messages = new MessageStore(clock);
-  const locations = new LocationStore({
-    initialBalance: config.initialBalance,
-    columns: (venueId) => seededColumns(config, venueId),
-  });
-  const outcomes: EmulatorContext['outcomes'] = new Map();
-  const deliveryLog = new DeliveryLog();
-  const requestLog = new RequestLog();
-  const endpointFaults = new EndpointFaults(deps.random);
-  const webhookFaults = new WebhookFaults();
-  const rateLimiter = new RateLimiter(config.rateLimitPerSecond);
-  const dispatcher = new WebhookDispatcher({
-    config,
-    locations,
-    work,
-    events,
-    clock,
-    logger,
-    faults: webhookFaults,
-    log: deliveryLog,
-  });
-  const lifecycle = new SmsLifecycle({
-    config,
-    messages,
-    locations,
-    outcomes,
-    work,
-    dispatcher,
-    events,
-    clock,
-    logger,
-  });
-  const context: EmulatorContext = {
-    config,
-    clock,
-    logger,
-    messages,
-    locations,
-    outcomes,
-    work,
-    lifecycle,
-    dispatcher,
-    deliveryLog,
-    requestLog,
-    events,
-    endpointFaults,
-    webhookFaults,
-    rateLimiter,
-    reset() {
-      // Timers first, so no status change or retry lands in the emptied stores.
-      work.cancelAll();
-      messages.clear();
-      locations.clear();
-      outcomes.clear();
-      deliveryLog.clear();
-      requestLog.clear();
-      endpointFaults.clear();
-      webhookFaults.clear();
-      rateLimiter.clear();
-      rateLimiter.perSecond = config.rateLimitPerSecond;
-    },
-  };
-
+  const context = createEmulatorContext(options, deps);
+  const { config, clock, logger, requestLog, rateLimiter, endpointFaults } = context;
+  // Each part ends with its own 404 and error handler, so the app can be mounted inside another
+  // (`replyflow dev`) and leave every other path to it.
   const app = express();
   app.disable('x-powered-by');
-  app.use('/_emulator', express.json(), inspectionRoutes(context), scriptingRoutes(context));
+  app.use(
+    '/_emulator',
+    express.json(),
+    inspectionRoutes(context),
+    scriptingRoutes(context),
+    routeNotFound,
+    handleApiError(logger),
+  );
   app.use(
     '/v1',
     stampArrival(clock),
@@ -127,17 +51,17 @@ export function createEmulatorApp(options: EmulatorOptions, deps: EmulatorDeps =
     smsRoutes(context),
     webhookRoutes(context),
     contactRoutes(context),
+    routeNotFound,
+    handleApiError(logger),
   );
-  app.use(routeNotFound);
-  app.use(handleApiError(logger));
 
   return {
     app,
     context,
     async close() {
-      work.stop();
-      events.closeAll();
-      await dispatcher.close();
+      context.work.stop();
+      context.events.closeAll();
+      await context.dispatcher.close();
     },
   };
 }

@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import express from 'express';
 import { createEmulatorApp, type EmulatorDeps } from './create-emulator-app.ts';
 import type { EmulatorOptions } from './emulator-options.ts';
+import { handleApiError, routeNotFound } from './handle-api-error.ts';
 
 export interface RunningEmulator {
   /** `http://127.0.0.1:PORT` */
@@ -27,7 +29,11 @@ export async function startEmulator(
 ): Promise<RunningEmulator> {
   const emulator = createEmulatorApp(options, deps);
   const { host, port: wantedPort } = emulator.context.config;
-  const server = createServer(emulator.app);
+  // Standing alone, the emulator answers every other path too, in its one error shape.
+  const root = express();
+  root.disable('x-powered-by');
+  root.use(emulator.app, routeNotFound, handleApiError(emulator.context.logger));
+  const server = createServer(root);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(wantedPort, host, () => {

@@ -1,5 +1,11 @@
+import { createServer } from 'node:http';
+import express from 'express';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestLogEntry, StoredSms } from '../../../src/emulator/index.ts';
+import {
+  createEmulatorApp,
+  type RequestLogEntry,
+  type StoredSms,
+} from '../../../src/emulator/index.ts';
 import { apiErrorBodySchema } from '../../../src/provider/schemas/api-error.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { startWebhookReceiver } from '../../support/webhook-receiver.ts';
@@ -294,3 +300,27 @@ async function readEvents(response: Response, into: StreamedEvent[]): Promise<vo
     // The test aborts the stream when it is done.
   }
 }
+
+describe('createEmulatorApp mounted in another app', () => {
+  it('serves /v1 and /_emulator and leaves every other path to the host', async () => {
+    const emulator = createEmulatorApp({ keyPairs: [paris] });
+    const host = express();
+    host.use(emulator.app);
+    host.get('/hello', (_req, res) => {
+      res.send('host');
+    });
+    const server = createServer(host);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const hello = await fetch(`http://127.0.0.1:${port}/hello`);
+      expect(await hello.text()).toBe('host');
+      expect((await fetch(`http://127.0.0.1:${port}/v1/webhooks`)).status).toBe(401);
+      expect((await fetch(`http://127.0.0.1:${port}/_emulator/messages`)).status).toBe(200);
+    } finally {
+      await emulator.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
