@@ -26,8 +26,8 @@ export interface ReplyLoop {
   store: Store;
   /** replyflow's webhook URL for the location. */
   webhookUrl: string;
-  /** The store's Redis key prefix (undefined on the memory store), for worker processes to share it. */
-  redisPrefix: string | undefined;
+  /** Where the Redis store lives (undefined on the memory store), for worker processes to share it. */
+  redis: { url: string; prefix: string } | undefined;
   /** Starts a bot's conversation with a phone, as a campaign would. */
   start(phone: string, botId: string, input?: unknown): Promise<void>;
   /** The handset texts the short code (correlated with its last message from the short code). */
@@ -69,13 +69,15 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     ...options.emulator,
   });
   let redis: Redis | undefined;
+  let redisStore: ReplyLoop['redis'];
   let store: Store;
   if (options.store === 'memory') store = createMemoryStore({});
   else {
-    redis = new Redis(options.redisUrl ?? testRedisUrl(), redisOptionsForStore());
+    redisStore = { url: options.redisUrl ?? testRedisUrl(), prefix: randomPrefix('rf') };
+    redis = new Redis(redisStore.url, redisOptionsForStore());
     // Connection errors surface as StoreUnavailableError on the calls; no need to print them.
     redis.on('error', () => {});
-    store = createRedisStore({ redis, prefix: randomPrefix('rf'), onError: () => {} });
+    store = createRedisStore({ redis, prefix: redisStore.prefix, onError: () => {} });
   }
   const config: AppConfig = {
     locations: [
@@ -120,7 +122,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     app,
     store,
     webhookUrl,
-    redisPrefix,
+    redis: redisStore,
     async start(phone, botId, input) {
       await startConversation(store, { location, phone, botId, input, now: Date.now() });
     },
