@@ -58,7 +58,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     );
   }
   const registry = options.registry ?? (await loadBots(config.botsDir));
-  const store = options.store ?? openStore(config, logger);
+  const opened = options.store ? undefined : openStore(config, logger);
+  const store = options.store ?? opened!.store;
   const clients = options.clients ?? createMessagingClients(config, { logger });
   const secrets = new Map<string, string>();
   for (const location of config.locations) {
@@ -109,7 +110,10 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         server.closeAllConnections();
         await closed;
       }
-      if (!options.store) await store.close();
+      if (opened) {
+        await store.close();
+        await opened.redis?.quit();
+      }
       if (!options.clients) await Promise.all([...clients.values()].map((c) => c.close()));
     },
   };
@@ -134,11 +138,12 @@ function openStore(config: AppConfig, logger: Logger): Store {
     if (down) logger.info('Redis connection back');
     down = false;
   });
-  return createRedisStore({
+  const store = createRedisStore({
     redis,
     prefix: config.redisPrefix,
     onError: (error) => logger.warn({ err: error }, 'store background error'),
   });
+  return { store, redis };
 }
 
 async function registerWebhooks(

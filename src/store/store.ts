@@ -69,15 +69,30 @@ export interface Store {
    * "sent" guard `message.id → smsId` (kept ≥ 7 days), and write the message record. Status
    * fields already recorded by an earlier `sms.status` notification are kept.
    */
-  recordSent(claim: Claim, messageId: string, record: MessageRecord, now: number): Promise<CommitResult>;
+  recordSent(
+    claim: Claim,
+    messageId: string,
+    record: MessageRecord,
+    now: number,
+  ): Promise<CommitResult>;
 
   /** A transient failure: store the head message's new attempt count and release the claim
    * with the conversation ready again at `notBefore`. */
-  deferOutbound(claim: Claim, messageId: string, attempts: number, notBefore: number): Promise<CommitResult>;
+  deferOutbound(
+    claim: Claim,
+    messageId: string,
+    attempts: number,
+    notBefore: number,
+  ): Promise<CommitResult>;
 
   /** A permanent failure: pop the head message and, atomically, push `statusEvent` onto the
    * conversation's mailbox so the bot hears of it. */
-  failOutbound(claim: Claim, messageId: string, statusEvent: StatusEvent, now: number): Promise<CommitResult>;
+  failOutbound(
+    claim: Claim,
+    messageId: string,
+    statusEvent: StatusEvent,
+    now: number,
+  ): Promise<CommitResult>;
 
   /** Calls `listener` when work may be ready (after ingest, commit, release). Returns an unsubscribe. */
   onReady(listener: (queue: QueueName, partition: number) => void): () => void;
@@ -101,7 +116,10 @@ export type QueueName = 'inbox' | 'outbox';
 export interface IngestItem {
   event: MailboxEvent;
   /** For status items: the message record update, applied only when it moves the record forward. */
-  status?: Pick<MessageRecord, 'status' | 'statusReason' | 'parts' | 'price' | 'createdAt' | 'updatedAt'>;
+  status?: Pick<
+    MessageRecord,
+    'status' | 'statusReason' | 'parts' | 'price' | 'createdAt' | 'updatedAt'
+  >;
 }
 
 export interface IngestResult {
