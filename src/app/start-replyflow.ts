@@ -119,12 +119,12 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   };
 }
 
-function openStore(config: AppConfig, logger: Logger): Store {
+function openStore(config: AppConfig, logger: Logger): { store: Store; redis?: Redis } {
   if (!config.redisUrl) {
     logger.warn(
       'REDIS_URL is not set: using the in-memory store (one process; conversations are lost on exit)',
     );
-    return createMemoryStore({});
+    return { store: createMemoryStore({}) };
   }
   const redis = new Redis(config.redisUrl, redisOptionsForStore());
   // Failed calls surface as StoreUnavailableError where they happen; this only reports the
