@@ -1,6 +1,145 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { EmulatorKeyPair, EmulatorOptions } from '../emulator/index.ts';
 
-/** `replyflow emulator`: placeholder until the emulator lands (issue 2). */
+interface EmulatorCommandOptions {
+  port: number;
+  host: string;
+  keyPair: EmulatorKeyPair[];
+  timeScale?: number;
+  rateLimit?: number;
+  replyType?: 'sms.status' | 'sms.reply';
+  unitPrice?: number;
+  balance?: number;
+  shortCode?: string;
+  logLevel: string;
+}
+
+const defaultKeyPair: EmulatorKeyPair = { id: 'dev', secret: 'dev', location: 'default' };
+
+/**
+ * `replyflow emulator`: the local emulator of the messaging service, for trying the API by hand
+ * and for pointing a replyflow server or any other client at it. See src/emulator/README.md.
+ */
 export function registerEmulatorCommand(program: Command): void {
-  program.command('emulator').description('Run the local emulator of the messaging service');
+  program
+    .command('emulator')
+    .description('Run the local emulator of the messaging service (the /v1 API plus /_emulator)')
+    .addOption(
+      new Option('--port <n>', 'port to listen on (0 picks a free one)')
+        .default(4010)
+        .argParser(port),
+    )
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option(
+      '--key-pair <id:secret:location>',
+      'an API key pair and its location; repeat for several (default dev:dev:default)',
+      collectKeyPair,
+      [] as EmulatorKeyPair[],
+    )
+    .option('--time-scale <n>', 'multiply every delay by n (0.01 runs 100 times faster)', positive)
+    .option(
+      '--rate-limit <n>',
+      "requests per second per key pair, or 'none' (default 100)",
+      rateLimit,
+    )
+    .addOption(
+      new Option(
+        '--reply-type <type>',
+        'type of the reply envelope (default sms.status, as the spec sample)',
+      ).choices(['sms.status', 'sms.reply']),
+    )
+    .option('--unit-price <n>', 'price of one SMS part (default 0.05)', nonNegative)
+    .option('--balance <n>', 'starting balance of every location (default 1000)', nonNegative)
+    .option(
+      '--short-code <code>',
+      "the default sender, selected by an empty 'from' (default 38200)",
+    )
+    .option('--log-level <level>', 'pino log level (silent to hide the log)', 'info')
+    .action((options: EmulatorCommandOptions) => runEmulator(options));
+}
+
+async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
+  // Loaded here, so other commands do not pay for the emulator's start-up.
+  const [{ startEmulator }, { createLogger }] = await Promise.all([
+    import('../emulator/index.ts'),
+    import('../observability/logger.ts'),
+  ]);
+  const keyPairs = options.keyPair.length > 0 ? options.keyPair : [defaultKeyPair];
+  const emulatorOptions: EmulatorOptions = {
+    port: options.port,
+    host: options.host,
+    keyPairs,
+    timeScale: options.timeScale,
+    rateLimitPerSecond: options.rateLimit,
+    replyEnvelopeType: options.replyType,
+    unitPrice: options.unitPrice,
+    initialBalance: options.balance,
+    shortCode: options.shortCode,
+    logger: createLogger({ level: options.logLevel }),
+  };
+  let emulator: Awaited<ReturnType<typeof startEmulator>>;
+  try {
+    emulator = await startEmulator(emulatorOptions);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint =
+      code === 'EADDRINUSE'
+        ? `port ${options.port} is in use: pass another --port (0 picks a free one)`
+        : String((error as Error).message);
+    process.stderr.write(`replyflow emulator: ${hint}\n`);
+    process.exit(1);
+  }
+  const [example = defaultKeyPair] = keyPairs;
+  process.stdout.write(
+    [
+      `replyflow emulator listening on ${emulator.url}`,
+      `  base URL:  ${emulator.baseUrl}`,
+      `  control:   ${emulator.url}/_emulator (messages, replies, outcomes, faults, deliveries, events)`,
+      `  key pairs: ${keyPairs.map((pair) => `${pair.id} (location ${pair.location})`).join(', ')}`,
+      '  try:',
+      `    curl -s ${emulator.baseUrl}/sms -H 'X-API-KEY-ID: ${example.id}' -H 'X-API-KEY-SECRET: ${example.secret}' -H 'Content-Type: application/json' -d '{"to":"33612345678","body":"Hello"}'`,
+      '',
+    ].join('\n'),
+  );
+  const stop = async () => {
+    await emulator.close();
+    process.stdout.write('replyflow emulator stopped\n');
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+function collectKeyPair(value: string, previous: EmulatorKeyPair[]): EmulatorKeyPair[] {
+  const [id = '', secret = '', ...location] = value.split(':');
+  if (!id || !secret || location.join(':') === '') {
+    throw new InvalidArgumentError("write it as ID:SECRET:LOCATION, e.g. 'k:s:paris'");
+  }
+  return [...previous, { id, secret, location: location.join(':') }];
+}
+
+function port(value: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) {
+    throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+  }
+  return parsed;
+}
+
+function positive(value: string): number {
+  const parsed = Number(value);
+  if (!(parsed > 0) || !Number.isFinite(parsed))
+    throw new InvalidArgumentError('a positive number');
+  return parsed;
+}
+
+function nonNegative(value: string): number {
+  const parsed = Number(value);
+  if (!(parsed >= 0) || !Number.isFinite(parsed))
+    throw new InvalidArgumentError('a number, 0 or more');
+  return parsed;
+}
+
+function rateLimit(value: string): number {
+  return value === 'none' ? Number.POSITIVE_INFINITY : positive(value);
 }
