@@ -59,7 +59,7 @@ function validSendRequest(body: unknown): SendSmsRequest {
     throw new EmulatorApiError(
       400,
       apiErrorCodes.NOT_A_MOBILE_NUMBER,
-      `'to' ${request.to} is not a mobile phone number; the service only sends SMS to mobile numbers`,
+      `'to' ${request.to} is not a mobile phone number with its country prefix (such as 33612345678); the service only sends SMS to mobile numbers`,
       'to',
     );
   }
