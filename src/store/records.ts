@@ -47,11 +47,31 @@ export interface StartEvent extends EventBase {
   input: unknown;
 }
 
-/** An XState delayed event that came due (issue 5 fills this in). */
+/** A durable timer that came due, moved into its conversation's mailbox by `claimDueTimers`. */
 export interface TimerEvent extends EventBase {
   kind: 'timer';
   runId: string;
+  /** The timer's id (`TimerRecord.id`). */
   timerId: string;
+  /** The due time it was set for; the engine delivers it only if the run still holds this timer at this time. */
+  dueAt: number;
+  /** The event to give the machine (XState's delayed event, or `conversation.expire`). */
+  event: { type: string; [key: string]: unknown };
+}
+
+/**
+ * A durable timer: an XState delayed event (`after`, `raise(…, { delay })`) or a conversation's
+ * expiry, with an absolute due time. Written and deleted by the step commits of its run; moved
+ * into the mailbox when due. No process keeps a `setTimeout` per timer.
+ */
+export interface TimerRecord extends ConversationKey {
+  v: 1;
+  /** `${runId}:${sendId}`: unique, and the same when a step sets the timer again (it replaces it). */
+  id: string;
+  runId: string;
+  /** XState's send id (`xstate.after.…`), or `replyflow.expire`. */
+  sendId: string;
+  dueAt: number;
   event: { type: string; [key: string]: unknown };
 }
 
@@ -76,6 +96,8 @@ export interface ConversationRecord extends ConversationKey {
   updatedAt: number;
   /** Why the run ended, when it did (`final`, `endConversation`, `SNAPSHOT_VERSION_MISMATCH`, `BOT_THREW`…). */
   endedReason?: string;
+  /** The run's live timers: timer id → due time. A timer event not found here is dropped. */
+  timers?: Record<string, number>;
 }
 
 /** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */

@@ -6,6 +6,7 @@ import type {
   MessageRecord,
   OutboundMessage,
   StatusEvent,
+  TimerRecord,
 } from './records.ts';
 
 /**
@@ -94,6 +95,20 @@ export interface Store {
     now: number,
   ): Promise<CommitResult>;
 
+  /**
+   * Moves up to `limit` timers of `partition` whose due time is ≤ `now` into their
+   * conversations' mailboxes, atomically (each timer fires once, whatever the number of
+   * processes calling this), as `TimerEvent`s with id `timer:${timer.id}:${timer.dueAt}`, and
+   * marks those conversations ready. Resolves to the number moved.
+   */
+  claimDueTimers(partition: number, now: number, limit: number): Promise<number>;
+
+  /** The earliest due time among `partition`'s timers, or null when it has none. */
+  nextTimerDue(partition: number): Promise<number | null>;
+
+  /** The timers a conversation has pending, soonest first (inspection and tests). */
+  pendingTimers(key: ConversationKey): Promise<TimerRecord[]>;
+
   /** Calls `listener` when work may be ready (after ingest, commit, release). Returns an unsubscribe. */
   onReady(listener: (queue: QueueName, partition: number) => void): () => void;
 
@@ -153,6 +168,8 @@ export interface StepCommit {
   /** The new record (its seq must be expectedSeq + 1), or null to leave the record as it is. */
   record: ConversationRecord | null;
   outbound: OutboundMessage[];
+  /** Timers to write (replacing any with the same id) and timer ids to delete, in the same commit. */
+  timers?: { set: TimerRecord[]; cancel: string[] };
 }
 
 export type CommitResult =
