@@ -7,6 +7,7 @@ export { type RunningReplyflow, type StartOptions, startReplyflow } from './app/
 export type {
   BotEvent,
   BotInput,
+  ConversationExpireEvent,
   ConversationStartEvent,
   SmsReplyEvent,
   SmsStatusEvent,
@@ -16,7 +17,9 @@ export { type Bot, type BotOptions, defineBot, type MigrationInput } from './bot
 export { endConversation } from './bot/end-conversation.ts';
 export { loadBots } from './bot/load-bots.ts';
 export { normalizeKeyword } from './bot/normalize-keyword.ts';
+export { durations, parseDuration } from './bot/parse-duration.ts';
 export { reply } from './bot/reply.ts';
+export { failedWith, wasDelivered } from './bot/status-guards.ts';
 export { createWorker, type Worker, type WorkerOptions } from './conversation/create-worker.ts';
 export { startConversation } from './conversation/start-conversation.ts';
 // Errors

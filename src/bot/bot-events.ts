@@ -32,10 +32,19 @@ export interface ConversationStartEvent<TInput = unknown> {
   input: TInput;
 }
 
+/**
+ * The conversation saw no activity for its bot's `expiresAfter` (default 7 days). The machine may
+ * still `reply`; the conversation ends after this step whatever it does.
+ */
+export interface ConversationExpireEvent {
+  type: 'conversation.expire';
+}
+
 export type BotEvent<TInput = unknown> =
   | SmsReplyEvent
   | SmsStatusEvent
-  | ConversationStartEvent<TInput>;
+  | ConversationStartEvent<TInput>
+  | ConversationExpireEvent;
 
 /** What a machine's `input` holds when replyflow creates a conversation. */
 export interface BotInput<TInput = unknown> {

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { AnyStateMachine } from 'xstate';
 import { errorCodes, ReplyflowError } from '../errors.ts';
 import { normalizeKeyword } from './normalize-keyword.ts';
+import { parseDuration } from './parse-duration.ts';
+import { provideDurationDelays } from './provide-duration-delays.ts';
 
 /** What `migrate` receives: the stored snapshot and the version it was made with. */
 export interface MigrationInput {
@@ -26,6 +28,17 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * older version end with the code `SNAPSHOT_VERSION_MISMATCH`.
    */
   migrate?: (input: MigrationInput) => unknown;
+  /**
+   * Inactivity after which the conversation expires: the machine receives
+   * `conversation.expire` (it may still `reply`), then the conversation ends. A duration such as
+   * `'7d'` or `'36h'`, milliseconds, or `false` for never. Default `'7d'`.
+   */
+  expiresAfter?: string | number | false;
+  /**
+   * End the conversation when a message it sent fails with `invalid_phone_number` (after the
+   * machine has received that `sms.status`). Default true; set false to handle it yourself.
+   */
+  endOnInvalidNumber?: boolean;
 }
 
 /** A bot, ready to be served: its options plus the normalised keywords and the version hash. */
@@ -35,6 +48,8 @@ export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
   /** Hash of the machine definition; a snapshot made with another version is migrated or ended. */
   readonly version: string;
   readonly keywords: readonly string[];
+  /** `expiresAfter` in milliseconds; undefined for never. */
+  readonly expiresAfterMs: number | undefined;
 }
 
 /**
@@ -84,7 +99,27 @@ export function defineBot<TMachine extends AnyStateMachine>(
     }
     return normalized;
   });
-  return { ...options, kind: 'replyflow.bot', version: machineVersion(options.machine), keywords };
+  return {
+    ...options,
+    expiresAfterMs: expiryOf(options),
+    machine: provideDurationDelays(options.id, options.machine),
+    kind: 'replyflow.bot',
+    version: machineVersion(options.machine),
+    keywords,
+  };
+}
+
+function expiryOf(options: BotOptions): number | undefined {
+  const value = options.expiresAfter ?? '7d';
+  if (value === false) return undefined;
+  const ms = typeof value === 'number' ? value : parseDuration(value);
+  if (ms === undefined || !(ms > 0)) {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot '${options.id}': expiresAfter '${value}' is not a duration such as '7d' or '36h', a number of ms, or false`,
+    );
+  }
+  return ms;
 }
 
 /** True for a value made by `defineBot`. */

@@ -8,7 +8,13 @@ export interface StepEffects {
   endReason: string | undefined;
   /** Action types the engine does not run (custom side effects); logged once so authors notice. */
   ignored: string[];
+  /** Delayed raises and cancels, in the order XState returned them; they become durable timers. */
+  timers: TimerOp[];
 }
+
+export type TimerOp =
+  | { op: 'set'; sendId: string; delay: number; event: { type: string } }
+  | { op: 'cancel'; sendId: string };
 
 interface ActionLike {
   type: string;
@@ -18,11 +24,11 @@ interface ActionLike {
 /**
  * Turns XState's returned actions into effects. `emit`ted `replyflow.reply` / `replyflow.end`
  * become outbound messages and the end of the run. Built-in actions (`assign`, `raise`…) were
- * already applied by `transition()` itself. Delayed raises and cancels become timers in a
- * later step of the engine (durable timers); until then they are ignored here.
+ * already applied by `transition()` itself; delayed raises and cancels (including the implicit
+ * ones when a state with `after` is left) become durable timer operations.
  */
 export function collectEffects(actions: readonly ActionLike[]): StepEffects {
-  const effects: StepEffects = { replies: [], endReason: undefined, ignored: [] };
+  const effects: StepEffects = { replies: [], endReason: undefined, ignored: [], timers: [] };
   for (const action of actions) {
     if (action.type === 'xstate.emit') {
       const emitted = (action.params as { event?: ReplyEmitted | EndEmitted } | undefined)?.event;
@@ -31,6 +37,19 @@ export function collectEffects(actions: readonly ActionLike[]): StepEffects {
       } else if (emitted?.type === 'replyflow.end') {
         effects.endReason = emitted.reason;
       }
+    } else if (action.type === 'xstate.raise') {
+      const { id, delay, event } = (action.params ?? {}) as {
+        id?: string;
+        delay?: unknown;
+        event?: { type: string };
+      };
+      // A raise without a delay was already applied by transition() itself.
+      if (typeof delay === 'number' && event) {
+        effects.timers.push({ op: 'set', sendId: id ?? event.type, delay, event });
+      }
+    } else if (action.type === 'xstate.cancel') {
+      const { sendId } = (action.params ?? {}) as { sendId?: string };
+      if (sendId) effects.timers.push({ op: 'cancel', sendId });
     } else if (!action.type.startsWith('xstate.')) {
       effects.ignored.push(action.type);
     }

@@ -52,9 +52,15 @@ export function routeEvent({ event, active, message, registry }: RouteInput): Ro
       }
       return { kind: 'drop', reason: 'status of a message no active conversation sent' };
     case 'timer':
-      if (active && active.runId === event.runId)
+      // Only a timer the run still holds, for the time it was set: a cancelled or replaced one is dropped.
+      if (
+        active &&
+        active.runId === event.runId &&
+        active.timers?.[event.timerId] === event.dueAt
+      ) {
         return { kind: 'deliver', reason: 'timer', record: active };
-      return { kind: 'drop', reason: 'timer of a conversation that is no longer active' };
+      }
+      return { kind: 'drop', reason: 'timer no longer held by an active conversation' };
     case 'start': {
       if (active)
         return { kind: 'drop', reason: `conversation with '${active.botId}' already active` };

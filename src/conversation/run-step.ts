@@ -10,9 +10,12 @@ import type {
 } from '../store/records.ts';
 import type { StepCommit } from '../store/store.ts';
 import { collectEffects } from './collect-effects.ts';
+import { implicitEnd } from './implicit-end.ts';
+import { planTimers } from './plan-timers.ts';
 import { resumeSnapshot } from './resume-snapshot.ts';
 import { type Route, routeEvent } from './route-event.ts';
 import { toMachineEvent } from './to-machine-event.ts';
+import { toOutbound } from './to-outbound.ts';
 
 export interface StepInput {
   event: MailboxEvent;
@@ -63,7 +66,9 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
         endedReason: result.code,
         seq: active.seq + 1,
         updatedAt: now,
+        timers: {},
       };
+      commit.timers = { set: [], cancel: Object.keys(active.timers ?? {}) };
       active = null;
     }
   }
@@ -94,24 +99,45 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
           updatedAt: now,
         }
       : { ...route.record, botVersion: bot.version, seq: commit.expectedSeq + 1, updatedAt: now };
+  if (event.kind === 'timer' && base.timers) {
+    // It fired: its record is gone from the store already.
+    const { [event.timerId]: _fired, ...rest } = base.timers;
+    base.timers = rest;
+  }
   try {
     const [snapshot, actions] = advance(bot, route, resumed, event);
     const effects = collectEffects(actions);
     outcome.ignoredActions = effects.ignored;
     if (snapshot.status === 'error') throw (snapshot as { error?: unknown }).error;
-    const finished = snapshot.status === 'done' || effects.endReason !== undefined;
+    const endedReason = effects.endReason ?? implicitEnd(bot, event, snapshot.status === 'done');
+    const timers = planTimers({
+      run: base,
+      ops: effects.timers,
+      now,
+      finished: endedReason !== undefined,
+      expiresAfterMs: bot.expiresAfterMs,
+    });
+    commit.timers = {
+      set: timers.set,
+      cancel: [...(commit.timers?.cancel ?? []), ...timers.cancel],
+    };
     commit.record = {
       ...base,
       snapshot: bot.machine.getPersistedSnapshot(snapshot),
-      status: finished ? 'done' : 'active',
-      ...(finished ? { endedReason: effects.endReason ?? 'final' } : {}),
+      status: endedReason === undefined ? 'active' : 'done',
+      timers: timers.live,
+      ...(endedReason === undefined ? {} : { endedReason }),
     };
     commit.outbound = effects.replies.map((body, index) =>
-      outbound(base, event.id, index, body, now),
+      toOutbound(base, event.id, index, body, now),
     );
   } catch (error) {
     outcome.error = error;
-    commit.record = { ...base, status: 'errored', endedReason: 'BOT_THREW' };
+    commit.record = { ...base, status: 'errored', endedReason: 'BOT_THREW', timers: {} };
+    commit.timers = {
+      set: [],
+      cancel: [...(commit.timers?.cancel ?? []), ...Object.keys(base.timers ?? {})],
+    };
   }
   return { commit, outcome };
 }
@@ -134,24 +160,4 @@ function advance(
     return [next, [...entryActions, ...actions]] as const;
   }
   return transition(bot.machine, resumed!, machineEvent);
-}
-
-function outbound(
-  run: ConversationRecord,
-  eventId: string,
-  index: number,
-  body: string,
-  now: number,
-): OutboundMessage {
-  return {
-    v: 1,
-    id: `${eventId}:${index}`,
-    location: run.location,
-    phone: run.phone,
-    runId: run.runId,
-    botId: run.botId,
-    body,
-    queuedAt: now,
-    attempts: 0,
-  };
 }
