@@ -12,11 +12,17 @@ export interface MessageFilter {
 /** Every SMS accepted by `POST /sms`, oldest first. Reads and writes go through copies. */
 export class MessageStore {
   readonly #byId = new Map<string, StoredSms>();
+  // Replies and `GET /_emulator/messages?to=` look up by phone; load tests hold many thousands.
+  readonly #byTo = new Map<string, StoredSms[]>();
 
   constructor(private readonly clock: Clock) {}
 
   add(sms: StoredSms): StoredSms {
-    this.#byId.set(sms.id, { ...sms });
+    const stored = { ...sms };
+    this.#byId.set(sms.id, stored);
+    const sameTo = this.#byTo.get(sms.to);
+    if (sameTo) sameTo.push(stored);
+    else this.#byTo.set(sms.to, [stored]);
     return { ...sms };
   }
 
@@ -32,8 +38,9 @@ export class MessageStore {
   }
 
   list(filter: MessageFilter = {}): StoredSms[] {
-    return [...this.#byId.values()]
-      .filter((sms) => filter.to === undefined || sms.to === filter.to)
+    const candidates =
+      filter.to === undefined ? [...this.#byId.values()] : (this.#byTo.get(filter.to) ?? []);
+    return candidates
       .filter((sms) => filter.location === undefined || sms.location === filter.location)
       .map((sms) => ({ ...sms }));
   }
@@ -51,6 +58,7 @@ export class MessageStore {
 
   clear(): void {
     this.#byId.clear();
+    this.#byTo.clear();
   }
 }
 

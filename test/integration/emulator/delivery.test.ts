@@ -17,11 +17,15 @@ describe('webhook delivery rules (spec §6, §8)', () => {
     await receiver.close();
   });
 
-  /** An emulator whose paris webhook (sms.status) is `respond`, and one SMS sent through it. */
+  /**
+   * An emulator whose paris webhook (sms.status) is `respond`. The handset of `mobile()` is
+   * silent, so an SMS to it makes exactly one notification: 'sent'.
+   */
   async function start(respond: Responder, options: Parameters<typeof startTestEmulator>[0] = {}) {
     emulator = await startTestEmulator(options);
     receiver = await startWebhookReceiver(respond);
     await emulator.api('POST', '/webhooks', { url: receiver.url, events: ['sms.status'] });
+    await emulator.control('PUT', `/outcomes/${mobile()}`, { outcome: 'silent' });
   }
 
   async function log(notificationId?: string): Promise<DeliveryLogEntry[]> {
@@ -40,7 +44,6 @@ describe('webhook delivery rules (spec §6, §8)', () => {
       (_request, count) => ({ status: 200, delayMs: count === 1 ? 5000 * timeScale : 0 }),
       {
         timeScale,
-        lifecycle: { reportAfterMs: 100_000 },
         webhookRetry: {}, // the spec's 4 s deadline, the emulator's default
       },
     );
@@ -64,8 +67,6 @@ describe('webhook delivery rules (spec §6, §8)', () => {
     const timeScale = 0.01;
     const baseMs = 200;
     await start(() => 500, { timeScale, webhookRetry: { baseMs, timeoutMs: 20_000 } });
-    // A silent handset: the 'sent' notification is the only one.
-    await emulator.control('PUT', `/outcomes/${mobile()}`, { outcome: 'silent' });
     await emulator.send({ to: mobile(), body: 'Hi' });
     await waitFor(async () => (await log()).some((entry) => entry.outcome === 'discarded'), {
       timeout: 10_000,
@@ -91,9 +92,7 @@ describe('webhook delivery rules (spec §6, §8)', () => {
   });
 
   it('retries a 4xx answer too: only 2xx is a success', async () => {
-    await start((_request, count) => (count === 1 ? 404 : 204), {
-      lifecycle: { reportAfterMs: 100_000 },
-    });
+    await start((_request, count) => (count === 1 ? 404 : 204));
     await emulator.send({ to: mobile(), body: 'Hi' });
     await waitFor(async () => (await log()).some((entry) => entry.outcome === 'ok'));
     expect((await log()).map((entry) => [entry.outcome, entry.httpStatus])).toEqual([
@@ -105,7 +104,6 @@ describe('webhook delivery rules (spec §6, §8)', () => {
   it('logs a refused connection as a network error and retries it, up to maxRetries', async () => {
     await start(() => 200, {
       webhookRetry: { maxRetries: 2 },
-      lifecycle: { reportAfterMs: 100_000 },
     });
     const closedUrl = receiver.url;
     await receiver.close();
@@ -122,7 +120,7 @@ describe('webhook delivery rules (spec §6, §8)', () => {
   });
 
   it("injects 'fail' faults: the attempts are not sent, logged injected_failure, and retried", async () => {
-    await start(() => 200, { lifecycle: { reportAfterMs: 100_000 } });
+    await start(() => 200);
     await emulator.control('POST', '/webhook-faults', { count: 2, mode: 'fail' });
     const sms = await emulator.send({ to: mobile(), body: 'Hi' });
     await waitFor(async () => (await log()).some((entry) => entry.outcome === 'ok'));
@@ -140,7 +138,7 @@ describe('webhook delivery rules (spec §6, §8)', () => {
   });
 
   it("injects 'hang' faults: the receiver gets the notification, the attempt times out, and it gets it again", async () => {
-    await start(() => 200, { lifecycle: { reportAfterMs: 100_000 } });
+    await start(() => 200);
     await emulator.control('POST', '/webhook-faults', {
       count: 1,
       mode: 'hang',
@@ -155,14 +153,14 @@ describe('webhook delivery rules (spec §6, §8)', () => {
   });
 
   it('applies a url-scoped fault only to that url', async () => {
-    await start(() => 200, { lifecycle: { reportAfterMs: 100_000 } });
+    await start(() => 200);
     await emulator.control('POST', '/webhook-faults', {
       count: 5,
       mode: 'fail',
       url: 'http://127.0.0.1:1/other',
     });
     await emulator.send({ to: mobile(), body: 'Hi' });
-    await waitFor(() => receiver.received.length === 1);
+    await waitFor(async () => (await log()).length >= 1);
     expect((await log()).map((entry) => entry.outcome)).toEqual(['ok']);
     expect((await emulator.control('GET', '/webhook-faults')).body).toEqual([
       { count: 5, mode: 'fail', url: 'http://127.0.0.1:1/other' },
@@ -172,8 +170,7 @@ describe('webhook delivery rules (spec §6, §8)', () => {
   it('filters the delivery log by notification id', async () => {
     await start(() => 200);
     await emulator.send({ to: mobile(), body: 'Hi' });
-    await waitFor(() => receiver.received.length === 2);
-    await waitFor(async () => (await log()).length === 2);
+    await waitFor(async () => (await log()).length >= 1);
     const [first] = notificationIds();
     const entries = await log(first);
     expect(entries).toHaveLength(1);

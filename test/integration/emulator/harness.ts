@@ -58,8 +58,8 @@ export async function startTestEmulator(
     timeScale: 0.01,
     keyPairs: [paris, lyon],
     // 4 s scaled to 40 ms is too short for a loaded CI machine to answer on loopback: deliveries
-    // here get 200 ms. Tests of the deadline itself pass their own webhookRetry.
-    webhookRetry: { timeoutMs: 20_000 },
+    // here get 1 s. Tests of the deadline itself pass their own webhookRetry.
+    webhookRetry: { timeoutMs: 100_000 },
     ...options,
   });
   const call = async (

@@ -1,16 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { notificationSchema } from '../../../src/provider/schemas/notification.ts';
 import { type NotifiedSms, notifiedSmsSchema } from '../../../src/provider/schemas/sms.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 import { mobile, startTestEmulator, type TestEmulator } from './harness.ts';
 
 /**
- * The SMS objects the location's webhook got for one SMS, in the order of the status changes.
- * Notifications travel independently, so they may arrive in another order.
+ * The SMS objects the location's webhook got for one SMS, one per notification (delivery is at
+ * least once), in the order of the status changes: notifications travel independently, so they
+ * may arrive in another order.
  */
 function notified(receiver: WebhookReceiver, id: string): NotifiedSms[] {
-  return receiver.received
-    .map((request) => notifiedSmsSchema.parse((request.body as { data: unknown[] }).data[0]))
+  const byNotification = new Map<string, NotifiedSms>();
+  for (const request of receiver.received) {
+    const envelope = notificationSchema.parse(request.body);
+    byNotification.set(envelope.id, notifiedSmsSchema.parse(envelope.data[0]));
+  }
+  return [...byNotification.values()]
     .filter((sms) => sms.id === id)
     .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt));
 }
