@@ -11,6 +11,7 @@ import { createSender } from '../outbox/create-sender.ts';
 import { createMessagingClients } from '../provider/create-messaging-clients.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
+import { createScheduler } from '../scheduler/create-scheduler.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
 import { createRedisStore, redisOptionsForStore } from '../store/redis/create-redis-store.ts';
 import type { Store } from '../store/store.ts';
@@ -21,8 +22,8 @@ import { createHttpApp } from './create-http-app.ts';
 export interface StartOptions {
   config: AppConfig;
   logger: Logger;
-  /** Which parts run in this process. `start` runs all; `worker` runs the worker and sender. */
-  roles?: { web?: boolean; worker?: boolean; sender?: boolean };
+  /** Which parts run in this process. `start` runs all; `worker` runs all but the web server. */
+  roles?: { web?: boolean; worker?: boolean; sender?: boolean; scheduler?: boolean };
   /** Injected for tests and `dev`; built from the config otherwise. */
   store?: Store;
   registry?: BotRegistry;
@@ -30,6 +31,7 @@ export interface StartOptions {
   clock?: Clock;
   worker?: { concurrency?: number; leaseMs?: number };
   sender?: { concurrency?: number; baseDelayMs?: number; maxAttempts?: number };
+  scheduler?: { intervalMs?: number };
   /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
   extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
 }
@@ -40,6 +42,8 @@ export interface RunningReplyflow {
   store: Store;
   registry: BotRegistry;
   clients: Map<string, MessagingClient>;
+  /** Fires due timers now (tests call it after moving a manual clock); undefined without the role. */
+  fireDueTimers: (() => Promise<number>) | undefined;
   close(): Promise<void>;
 }
 
@@ -49,7 +53,7 @@ export interface RunningReplyflow {
  */
 export async function startReplyflow(options: StartOptions): Promise<RunningReplyflow> {
   const { config, logger } = options;
-  const roles = { web: true, worker: true, sender: true, ...options.roles };
+  const roles = { web: true, worker: true, sender: true, scheduler: true, ...options.roles };
   const clock = options.clock ?? systemClock;
   if (config.locations.length === 0 && !options.clients) {
     throw new ConfigError(
@@ -83,6 +87,9 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         ...options.sender,
       })
     : undefined;
+  const scheduler = roles.scheduler
+    ? createScheduler({ store, clock, logger, ...options.scheduler })
+    : undefined;
   let server: Server | undefined;
   let url: string | undefined;
   if (roles.web) {
@@ -96,6 +103,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   }
   worker?.start();
   sender?.start();
+  scheduler?.start();
   if (roles.web && config.publicUrl) await registerWebhooks(config, clients, logger);
 
   return {
@@ -103,8 +111,9 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     store,
     registry,
     clients,
+    fireDueTimers: scheduler?.tick,
     async close() {
-      await Promise.all([worker?.stop(), sender?.stop()]);
+      await Promise.all([worker?.stop(), sender?.stop(), scheduler?.stop()]);
       if (server) {
         const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
         server.closeAllConnections();

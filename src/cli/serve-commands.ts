@@ -13,7 +13,9 @@ export function registerServeCommands(program: Command): void {
     .action(() => run('start'));
   program
     .command('worker')
-    .description('Run conversation workers and the sender only (scale-out; no HTTP server)')
+    .description(
+      'Run conversation workers, the timer scheduler and the sender only (scale-out; no HTTP server)',
+    )
     .action(() => run('worker'));
   program
     .command('dev')
@@ -51,7 +53,7 @@ async function serve(mode: 'start' | 'worker' | 'dev'): Promise<void> {
     running = await startReplyflow({
       config,
       logger,
-      roles: mode === 'worker' ? { web: false, worker: true, sender: true } : undefined,
+      roles: mode === 'worker' ? { web: false } : undefined,
     });
   }
   const stop = async (signal: string) => {
