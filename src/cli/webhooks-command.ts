@@ -28,7 +28,10 @@ export function registerWebhooksCommand(program: Command): void {
   ).action(
     clientAction<RegisterOptions>(async (client, options) => {
       const hook = await client.webhooks.register(options.url, options.events);
-      return { json: hook, text: formatRecord(hook) };
+      return {
+        json: hook,
+        text: formatRecord({ id: hook.id, url: hook.url, events: hook.events }),
+      };
     }),
   );
   target(
