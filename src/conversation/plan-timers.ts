@@ -17,7 +17,7 @@ export interface PlanTimersInput {
   now: number;
   /** The run ended in this step: every live timer goes. */
   finished: boolean;
-  /** Inactivity before the conversation expires; undefined for never. */
+  /** Inactivity before the conversation expires, counted from now; undefined leaves the expiry as it is. */
   expiresAfterMs: number | undefined;
 }
 

@@ -115,7 +115,8 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
       ops: effects.timers,
       now,
       finished: endedReason !== undefined,
-      expiresAfterMs: bot.expiresAfterMs,
+      // A delivery report is not activity: only it would otherwise keep a silent conversation alive.
+      expiresAfterMs: event.kind === 'status' ? undefined : bot.expiresAfterMs,
     });
     commit.timers = {
       set: timers.set,

@@ -1,7 +1,11 @@
 import { Redis } from 'ioredis';
 import { type DestinationStream, pino } from 'pino';
 import type { AppConfig } from '../../src/app/config.ts';
-import { type RunningReplyflow, startReplyflow } from '../../src/app/start-replyflow.ts';
+import {
+  type RunningReplyflow,
+  type StartOptions,
+  startReplyflow,
+} from '../../src/app/start-replyflow.ts';
 import type { BotRegistry } from '../../src/bot/bot-registry.ts';
 import { startConversation } from '../../src/conversation/start-conversation.ts';
 import {
@@ -10,6 +14,7 @@ import {
   startEmulator,
 } from '../../src/emulator/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { type Clock, systemClock } from '../../src/scheduler/clock.ts';
 import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
 import { createRedisStore } from '../../src/store/redis/create-redis-store.ts';
 import { redisOptionsForStore } from '../../src/store/redis/redis-options-for-store.ts';
@@ -34,6 +39,11 @@ export interface ReplyLoop {
   reply(phone: string, body: string): Promise<void>;
   /** Bodies of the SMS the emulator accepted for a phone, oldest first. */
   bodiesTo(phone: string): Promise<string[]>;
+  /**
+   * Starts another replyflow process-alike on the same store (its own Redis connection), with
+   * the roles given (no web server by default). Closed with the loop, or by the test.
+   */
+  startInstance(roles?: StartOptions['roles']): Promise<RunningReplyflow>;
   /** Posts a notification straight to replyflow's webhook; resolves to the HTTP status. */
   notify(envelope: unknown): Promise<number>;
   /** Waits until the emulator accepted `count` SMS for the phone, and returns their bodies. */
@@ -43,6 +53,8 @@ export interface ReplyLoop {
 
 export interface ReplyLoopOptions {
   registry: BotRegistry;
+  /** replyflow's clock (a manual one for timer tests); the system clock by default. */
+  clock?: Clock;
   /** Overrides of the emulator's options (time scale, webhook retry…). */
   emulator?: Partial<EmulatorOptions>;
   /** Where replyflow's log lines go (level debug); silent when absent. */
@@ -50,7 +62,7 @@ export interface ReplyLoopOptions {
   store?: 'redis' | 'memory';
   /** Redis URL for the redis store; the shared test Redis by default. */
   redisUrl?: string;
-  roles?: { web?: boolean; worker?: boolean; sender?: boolean };
+  roles?: StartOptions['roles'];
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -105,6 +117,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     store,
     registry: options.registry,
     roles: options.roles,
+    clock: options.clock,
     worker: { concurrency: 4 },
     sender: { concurrency: 4, baseDelayMs: 20 },
   });
@@ -112,6 +125,42 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
   if (options.webhook !== false) {
     await app.clients.get(location)!.webhooks.ensure(webhookUrl, ['sms.status', 'sms.reply']);
   }
+
+  const instances: RunningReplyflow[] = [];
+  const startInstance = async (roles: StartOptions['roles'] = { web: false }) => {
+    let own: Redis | undefined;
+    let instanceStore = store;
+    if (redisStore) {
+      own = new Redis(redisStore.url, redisOptionsForStore());
+      own.on('error', () => {});
+      instanceStore = createRedisStore({
+        redis: own,
+        prefix: redisStore.prefix,
+        onError: () => {},
+      });
+    }
+    const instance = await startReplyflow({
+      config,
+      logger: pino({ level: 'silent' }),
+      store: instanceStore,
+      registry: options.registry,
+      roles,
+      clock: options.clock,
+      clients: app.clients,
+      worker: { concurrency: 4 },
+      sender: { concurrency: 4, baseDelayMs: 20 },
+    });
+    const close = instance.close;
+    instance.close = async () => {
+      await close();
+      if (own) {
+        await instanceStore.close();
+        own.disconnect();
+      }
+    };
+    instances.push(instance);
+    return instance;
+  };
 
   const bodiesTo = async (phone: string) => {
     const res = await fetch(`${emulator.url}/_emulator/messages?to=${phone}`);
@@ -124,7 +173,13 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     webhookUrl,
     redis: redisStore,
     async start(phone, botId, input) {
-      await startConversation(store, { location, phone, botId, input, now: Date.now() });
+      await startConversation(store, {
+        location,
+        phone,
+        botId,
+        input,
+        now: (options.clock ?? systemClock).now(),
+      });
     },
     async reply(phone, body) {
       // The handset can only answer a message that reached it (sent or delivered).
@@ -159,7 +214,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
         { timeout, message: `${count} SMS to ${phone}` },
       );
     },
+    startInstance,
     async close() {
+      await Promise.all(instances.map((instance) => instance.close()));
       await app.close();
       await emulator.close();
       await store.close();

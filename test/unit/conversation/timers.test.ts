@@ -155,3 +155,24 @@ describe('durable timers in the pure step', () => {
     );
   });
 });
+
+describe('conversation expiry', () => {
+  it('counts replies as activity, not delivery reports', () => {
+    const first = step(start(), null, 0).commit;
+    const expiry = 'run-1:replyflow.expire';
+    const status: MailboxEvent = {
+      v: 1,
+      id: 'st:1',
+      kind: 'status',
+      ...key,
+      receivedAt: 0,
+      smsId: 'sms-1',
+      status: 'delivered',
+      statusReason: 'DELIVRD',
+      runId: 'run-1',
+    };
+    const afterStatus = step(status, first.record, 5 * hour).commit;
+    expect(afterStatus.record?.timers?.[expiry]).toBe(7 * 24 * hour);
+    expect(afterStatus.timers?.set.map((t) => t.id)).not.toContain(expiry);
+  });
+});
