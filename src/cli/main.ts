@@ -1,26 +1,31 @@
 import { Command } from 'commander';
-import { registerColumnsCommand } from './columns-command.ts';
-import { registerContactsCommand } from './contacts-command.ts';
-import { registerEmulatorCommand } from './emulator-command.ts';
-import { registerGroupsCommand } from './groups-command.ts';
-import { registerServeCommands } from './serve-commands.ts';
-import { registerSmsCommand } from './sms-command.ts';
-import { registerWebhooksCommand } from './webhooks-command.ts';
+
+type Register = (program: Command) => void;
 
 /**
- * The `replyflow` command. Each sub-command lives in its own `*-command.ts` file that exports a
- * `register…Command(program)` function; this file only wires them together.
+ * The `replyflow` command. Each sub-command lives in its own `*-command.ts` file exporting a
+ * `register…(program)` function. Only the file of the command being run is imported (every file
+ * is TypeScript compiled at start), so `replyflow emulator` does not pay for the server's
+ * modules; `--help` and unknown commands load them all.
  */
+const commands: Record<string, () => Promise<Register>> = {
+  start: async () => (await import('./serve-commands.ts')).registerServeCommands,
+  worker: async () => (await import('./serve-commands.ts')).registerServeCommands,
+  dev: async () => (await import('./serve-commands.ts')).registerServeCommands,
+  emulator: async () => (await import('./emulator-command.ts')).registerEmulatorCommand,
+  sms: async () => (await import('./sms-command.ts')).registerSmsCommand,
+  groups: async () => (await import('./groups-command.ts')).registerGroupsCommand,
+  contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
+  columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
+  webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+};
+
 const program = new Command('replyflow')
   .description('Two-way SMS bots on XState and Redis')
   .showHelpAfterError();
 
-registerServeCommands(program);
-registerEmulatorCommand(program);
-registerSmsCommand(program);
-registerGroupsCommand(program);
-registerContactsCommand(program);
-registerColumnsCommand(program);
-registerWebhooksCommand(program);
+const wanted = process.argv[2];
+const loaders = wanted && wanted in commands ? [commands[wanted]!] : Object.values(commands);
+for (const register of new Set(await Promise.all(loaders.map((load) => load())))) register(program);
 
 await program.parseAsync(process.argv);
