@@ -29,6 +29,12 @@ export interface QueueConsumer {
  * starting at a different partition so they spread out. Idle lanes sleep until the store says
  * work may be ready or `idleMs` passes, instead of polling in a tight loop. A failing lane backs
  * off and keeps going: the process never stops on a store error.
+ *
+ * A partition where a claim found nothing is skipped until the store announces work there
+ * (`onReady`), or until a full rescan: every `idleMs` of the clock, and whenever a lane slept
+ * `idleMs` with nothing announced. Work that becomes ready unannounced (an expired lease, a
+ * deferred message's time, a lost pub/sub message) is thus still found within about `idleMs`,
+ * as before, while a busy process stops spending most of its claims on empty partitions.
  */
 export function createQueueConsumer(options: QueueConsumerOptions): QueueConsumer {
   const { store, logger } = options;
@@ -36,6 +42,16 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
   let running = false;
   let lanes: Promise<void>[] = [];
   let unsubscribe = () => {};
+  // Per partition: true once a claim found nothing there and nothing was announced since.
+  const quiet: boolean[] = new Array(store.partitions).fill(false);
+  // Per partition: announcements so far, so a claim that raced one does not mark it quiet.
+  const announced: number[] = new Array(store.partitions).fill(0);
+  let rescanAt = 0;
+
+  function rescanAll(): void {
+    quiet.fill(false);
+    rescanAt = options.clock.now() + options.idleMs;
+  }
 
   async function lane(offset: number): Promise<void> {
     let failures = 0;
@@ -43,7 +59,8 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
       try {
         const found = await scan(offset);
         failures = 0;
-        if (!found) await wake.wait(options.idleMs);
+        // Slept a whole idleMs with nothing announced: look everywhere again.
+        if (!found && !(await wake.wait(options.idleMs))) rescanAll();
       } catch (error) {
         failures++;
         logger.error({ err: error, queue: options.queue }, 'queue lane failed; backing off');
@@ -53,16 +70,22 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
   }
 
   async function scan(offset: number): Promise<boolean> {
+    if (options.clock.now() >= rescanAt) rescanAll();
     let found = false;
     for (let i = 0; i < store.partitions && running; i++) {
       const partition = (offset + i) % store.partitions;
+      if (quiet[partition]) continue;
+      const seen = announced[partition];
       const claim = await store.claim(
         options.queue,
         partition,
         options.leaseMs,
         options.clock.now(),
       );
-      if (!claim) continue;
+      if (!claim) {
+        if (announced[partition] === seen) quiet[partition] = true;
+        continue;
+      }
       found = true;
       await options.handle(claim);
     }
@@ -76,8 +99,14 @@ export function createQueueConsumer(options: QueueConsumerOptions): QueueConsume
     start() {
       if (running) return;
       running = true;
-      unsubscribe = store.onReady((queue) => {
-        if (queue === options.queue) wake.notify();
+      rescanAll();
+      unsubscribe = store.onReady((queue, partition) => {
+        if (queue !== options.queue) return;
+        if (partition >= 0 && partition < store.partitions) {
+          announced[partition] = (announced[partition] ?? 0) + 1;
+          quiet[partition] = false;
+        }
+        wake.notify();
       });
       lanes = Array.from({ length: options.concurrency }, (_, i) =>
         lane(Math.floor((i * store.partitions) / options.concurrency)),

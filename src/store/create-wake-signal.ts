@@ -6,20 +6,22 @@ export function createWakeSignal() {
   const sleepers: Array<() => void> = [];
   let pending = 0;
   return {
-    wait(timeoutMs: number): Promise<void> {
+    /** Resolves true when notified (now or earlier, unconsumed), false when `timeoutMs` passed first. */
+    wait(timeoutMs: number): Promise<boolean> {
       if (pending > 0) {
         pending--;
-        return Promise.resolve();
+        return Promise.resolve(true);
       }
-      return new Promise<void>((resolve) => {
-        const done = () => {
+      return new Promise<boolean>((resolve) => {
+        const done = (notified: boolean) => {
           clearTimeout(timer);
-          const at = sleepers.indexOf(done);
+          const at = sleepers.indexOf(wake);
           if (at >= 0) sleepers.splice(at, 1);
-          resolve();
+          resolve(notified);
         };
-        const timer = setTimeout(done, timeoutMs);
-        sleepers.push(done);
+        const wake = () => done(true);
+        const timer = setTimeout(done, timeoutMs, false);
+        sleepers.push(wake);
       });
     },
     notify(): void {
