@@ -7,6 +7,7 @@ import { storeLimits } from '../store-limits.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
 import { MemoryState, parse } from './memory-state.ts';
+import { memoryTimerOperations } from './memory-timer-operations.ts';
 
 export interface MemoryStoreOptions {
   partitions?: number;
@@ -32,6 +33,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     partitionOf: (phone) => state.partitionOf(phone),
     ...memoryInboxOperations(state, options.newToken ?? randomUUID),
     ...memoryOutboxOperations(state),
+    ...memoryTimerOperations(state),
     onReady: (listener) => state.listeners.add(listener),
 
     async getConversation(key) {

@@ -85,6 +85,9 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         queues.outbox.append(id, claim.partition, outbound, now);
         listeners.emit('outbox', claim.partition);
       }
+      const timers = state.timersOf(claim.partition);
+      for (const timer of step.timers?.set ?? []) timers.set(id, timer);
+      for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
       const applied = [...(state.applied.get(id) ?? []), step.eventId];
       state.applied.set(id, applied.slice(-storeLimits.appliedLogCap));
       queues.inbox.extend(id, claim.partition, now);

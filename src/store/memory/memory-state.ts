@@ -4,6 +4,7 @@ import type { ReadyListeners } from '../ready-listeners.ts';
 import type { ConversationKey, MailboxEvent, MessageRecord } from '../records.ts';
 import type { InboxView, QueueName } from '../store.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
+import { MemoryTimers } from './memory-timers.ts';
 
 /** Parses a stored JSON string; the memory store keeps JSON so callers never share its objects. */
 export const parse = <T>(json: string | null | undefined): T | null =>
@@ -27,6 +28,8 @@ export class MemoryState {
   readonly applied = new Map<string, string[]>();
   /** dead letter JSON, newest first */
   deadLetters: string[] = [];
+  /** per partition, its timers */
+  private readonly timers: MemoryTimers[];
 
   constructor(
     readonly partitions: number,
@@ -36,6 +39,13 @@ export class MemoryState {
       inbox: new MemoryLeaseQueue(partitions),
       outbox: new MemoryLeaseQueue(partitions),
     };
+    this.timers = Array.from({ length: partitions }, () => new MemoryTimers());
+  }
+
+  timersOf(partition: number): MemoryTimers {
+    const timers = this.timers[partition];
+    if (!timers) throw new RangeError(`partition ${partition} does not exist`);
+    return timers;
   }
 
   partitionOf(phone: string): number {

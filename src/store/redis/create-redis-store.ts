@@ -9,6 +9,7 @@ import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
 import type { RedisStoreContext } from './redis-store-context.ts';
+import { redisTimerOperations } from './redis-timer-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
 
 export { redisOptionsForStore } from './redis-options-for-store.ts';
@@ -64,6 +65,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisInboxOperations(context),
     ...redisOutboxOperations(context),
     ...redisInspectionOperations(context),
+    ...redisTimerOperations(context),
     onReady: (listener) => ready.add(listener),
     close: () => ready.close(),
   };

@@ -19,6 +19,9 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender
  * rf:{p7}:ready:inbox                     zset   <location>:<phone> → time it may be claimed
  * rf:{p7}:ready:outbox                    zset   same, for the sender
+ * rf:{p7}:conv-timers:<location>:<phone>  zset   timer id → due time (ms): the conversation's timers
+ * rf:{p7}:timers                          zset   timer id → due time (ms): the partition's timers
+ * rf:{p7}:timer:<timerId>                 string the TimerEvent JSON it becomes, less receivedAt
  * rf:{p7}:seen:<notificationId>           string EX 7 days: the notification was ingested
  * rf:{p7}:sms:<smsId>                     hash   rank, json (the message record)
  * rf:{p7}:sent:<outboxMessageId>          string the sms id; EX 7 days
@@ -50,6 +53,10 @@ export function storeKeys(prefix: string, partitions: number) {
       sentPrefix: `${tag}sent:`,
       conversationPrefix: `${tag}conv:`,
       appliedPrefix: `${tag}applied:`,
+      /** The partition's timers, soonest first: the zset `claimDueTimers` takes due ones from. */
+      timers: `${tag}timers`,
+      timerPrefix: `${tag}timer:`,
+      conversationTimersPrefix: `${tag}conv-timers:`,
     };
   };
 
@@ -66,6 +73,9 @@ export function storeKeys(prefix: string, partitions: number) {
       applied: keys.appliedPrefix + id,
       message: (smsId: string) => keys.messagePrefix + smsId,
       sent: (messageId: string) => keys.sentPrefix + messageId,
+      /** The ids of the conversation's pending timers (an index of the partition's `timers`). */
+      conversationTimers: keys.conversationTimersPrefix + id,
+      timer: (timerId: string) => keys.timerPrefix + timerId,
     };
   };
 

@@ -9,7 +9,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua` and `commit-step-8.lua` return them. */
+/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua` and `commit-step-11.lua` return them. */
 export function inboxViewOf(reply: unknown[]): InboxView {
   const [record, next, origin] = reply;
   return {

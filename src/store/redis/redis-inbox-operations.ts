@@ -5,6 +5,7 @@ import { statusRecordOf } from '../message-status.ts';
 import { statusRank } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
+import { timerEventJsonStart } from '../timer-event-json.ts';
 import { inboxViewOf } from './parse-reply.ts';
 import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
 
@@ -106,7 +107,11 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.list('outbox'),
         c.ready('outbox'),
         c.messagePrefix,
+        c.timers,
+        c.timerPrefix,
+        c.conversationTimers,
       ];
+      const timers = step.timers ?? { set: [], cancel: [] };
       const args = [
         claim.token,
         step.eventId,
@@ -118,7 +123,11 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.id,
         keys.readyChannel,
         c.readyMessage('outbox'),
+        step.outbound.length,
         ...step.outbound.map((message) => JSON.stringify(message)),
+        timers.set.length,
+        ...timers.set.flatMap((timer) => [timer.id, timer.dueAt, timerEventJsonStart(timer)]),
+        ...timers.cancel,
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),

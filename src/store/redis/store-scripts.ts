@@ -3,7 +3,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
 
-/** A script's command name on the ioredis instance, from its file name: `commit-step-8.lua` → `replyflowCommitStep`. */
+/** A script's command name on the ioredis instance, from its file name: `commit-step-11.lua` → `replyflowCommitStep`. */
 function commandName(base: string): string {
   return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
 }
@@ -33,7 +33,9 @@ export type ScriptName =
   | 'read-outbox'
   | 'record-sent'
   | 'defer-outbound'
-  | 'fail-outbound';
+  | 'fail-outbound'
+  | 'claim-due-timers'
+  | 'read-timers';
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;

@@ -14,6 +14,7 @@ import {
   sentRecord,
   statusItem,
   t0,
+  timerRecord,
 } from './contract/fixtures.ts';
 
 /** CRC16/XMODEM, the checksum Redis Cluster maps keys to slots with (`CLUSTER KEYSLOT` needs cluster mode). */
@@ -61,6 +62,12 @@ describe('redis key layout', () => {
       c.seen('n-1'),
       c.message('sms-1'),
       c.sent('e-1:0'),
+      c.timers,
+      c.timer('run-1:xstate.after.1000.survey.{odd}'),
+      c.conversationTimers,
+      c.timerPrefix,
+      c.conversationTimersPrefix,
+      keys.partition(c.number).timers,
       c.listPrefix('inbox'),
       c.lockPrefix('outbox'),
       c.messagePrefix,
@@ -97,7 +104,13 @@ describe('redis key layout', () => {
         [statusItem('s-1', p, `sms-${p}`, 'delivered'), { event: replyEvent('r-1', p) }],
         t0,
       );
-      await claimOf(store, 'inbox', p, t0 + 1);
+      const inbox = await claimOf(store, 'inbox', p, t0 + 1);
+      // The step sets two timers: one stays pending, one is moved into the mailbox.
+      const { next, record } = await store.readInbox(inbox);
+      const timers = [timerRecord(p, 'later', t0 + 60_000), timerRecord(p, 'soon', t0 + 2)];
+      const step = { eventId: next!.id, expectedSeq: record!.seq, record: null, outbound: [] };
+      await store.commitStep(inbox, { ...step, timers: { set: timers, cancel: [] } }, t0 + 1);
+      await store.claimDueTimers(store.partitionOf(p), t0 + 2, 10);
     }
     await store.pushDeadLetter({ v: 1, at: t0, reason: 'malformed', body: '{}' });
 
@@ -114,6 +127,9 @@ describe('redis key layout', () => {
         'seen',
         'sms',
         'sent',
+        'timers',
+        'timer',
+        'conv-timers',
         undefined,
       ]),
     );
@@ -128,6 +144,7 @@ describe('redis key layout', () => {
     expect(slotOf(phone)).toEqual(new Set([keySlot(`{p${store.partitionOf(neighbour)}}`)]));
     expect(slotOf(otherPartition).size).toBe(1);
     expect(await store.pendingEvents(keyOf(phone))).toHaveLength(3);
+    expect(await store.pendingTimers(keyOf(phone))).toHaveLength(1);
     await store.close();
     await redis.unlink(...names);
   });

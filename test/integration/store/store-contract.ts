@@ -5,6 +5,7 @@ import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
+import { timerContract } from './contract/timer-contract.ts';
 
 export interface StoreUnderTest {
   store: Store;
@@ -38,5 +39,6 @@ export function describeStoreContract(
     commitContract(store);
     outboxContract(store);
     inspectionContract(store);
+    timerContract(store);
   });
 }

@@ -1,8 +1,8 @@
 --[[
   Commits one step of a conversation: checks the lock token (fencing against a claimer whose
   lease ran out), the mailbox head and the record's seq; then writes the record, pops the
-  head, appends the outbound messages (and makes the outbox ready), logs the event id as
-  applied, extends the lease, and reads the next view.
+  head, appends the outbound messages (and makes the outbox ready), writes and deletes the
+  step's timers, logs the event id as applied, extends the lease, and reads the next view.
 
   Input:
     KEYS[1] inbox lock
@@ -13,6 +13,9 @@
     KEYS[6] outbox list
     KEYS[7] outbox ready set of the partition
     KEYS[8] message record key prefix (+ sms id)
+    KEYS[9] timers of the partition (zset)
+    KEYS[10] timer key prefix (+ timer id)
+    KEYS[11] timers of the conversation (zset)
     ARGV[1] token
     ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
@@ -23,7 +26,12 @@
     ARGV[8] conversation id
     ARGV[9] ready channel
     ARGV[10] outbox ready message
-    ARGV[11..] outbound message JSON, in order
+    ARGV[11] n, the number of outbound messages
+    ARGV[12..11+n] outbound message JSON, in order
+    ARGV[12+n] m, the number of timers to set
+    then three per timer to set (replacing one with the same id): id, due time (ms), and its
+    TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
+    then the ids of the timers to cancel (only the conversation's own are deleted)
   Output:
     {'lost-lock'} | {'stale'} | {'ok', record JSON, next head JSON, origin JSON} ('' = none)
 ]]
@@ -42,11 +50,29 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], 'seq', ARGV[5], 'json', ARGV[4])
 end
 redis.call('LPOP', KEYS[2])
-if #ARGV >= 11 then
-  redis.call('RPUSH', KEYS[6], unpack(ARGV, 11))
+local outbound = tonumber(ARGV[11])
+if outbound > 0 then
+  redis.call('RPUSH', KEYS[6], unpack(ARGV, 12, 11 + outbound))
   redis.call('ZADD', KEYS[7], 'NX', ARGV[6], ARGV[8])
   redis.call('PUBLISH', ARGV[9], ARGV[10])
 end
+
+local at = 12 + outbound
+local sets = tonumber(ARGV[at])
+for i = at + 1, at + 3 * sets, 3 do
+  local id, dueAt = ARGV[i], ARGV[i + 1]
+  redis.call('SET', KEYS[10] .. id, ARGV[i + 2])
+  redis.call('ZADD', KEYS[9], dueAt, id)
+  redis.call('ZADD', KEYS[11], dueAt, id)
+end
+for i = at + 1 + 3 * sets, #ARGV do
+  local id = ARGV[i]
+  if redis.call('ZREM', KEYS[11], id) == 1 then
+    redis.call('ZREM', KEYS[9], id)
+    redis.call('DEL', KEYS[10] .. id)
+  end
+end
+
 redis.call('RPUSH', KEYS[4], ARGV[2])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[7]), -1)
 

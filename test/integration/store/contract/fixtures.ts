@@ -7,8 +7,9 @@ import type {
   ReplyEvent,
   StartEvent,
   StatusEvent,
+  TimerRecord,
 } from '../../../../src/store/records.ts';
-import type { Claim, QueueName, Store } from '../../../../src/store/store.ts';
+import type { Claim, QueueName, StepCommit, Store } from '../../../../src/store/store.ts';
 
 /** The injected clock of every contract test: times are arguments, nothing sleeps. */
 export const t0 = 1_763_700_000_000;
@@ -175,6 +176,40 @@ export async function queueOutbound(
   const result = await store.commitStep(
     claim,
     { eventId, expectedSeq: seq, record: conversationRecord(phone, seq + 1), outbound: messages },
+    now,
+  );
+  expect(result.ok).toBe(true);
+  await store.release(claim, now);
+}
+
+/** A timer of `phone`'s conversation, id `<runId>:<sendId>` (run ids are unique, so timer ids are). */
+export function timerRecord(
+  phone: string,
+  sendId: string,
+  dueAt: number,
+  event: TimerRecord['event'] = { type: `${sendId}.fired` },
+  runId = 'run-1',
+): TimerRecord {
+  return { v: 1, id: `${runId}:${sendId}`, location, phone, runId, sendId, dueAt, event };
+}
+
+/**
+ * Runs one start event through a commit that sets and cancels `timers`, then releases the
+ * inbox: the conversation is left with an empty mailbox, not ready, as after a real step.
+ */
+export async function commitTimers(
+  store: Store,
+  phone: string,
+  timers: NonNullable<StepCommit['timers']>,
+  now = t0,
+): Promise<void> {
+  const eventId = `start-${timers.set.map((t) => `${t.id}@${t.dueAt}`).join('+')}-${timers.cancel.join('+')}`;
+  await store.ingest(`n-${phone}-${eventId}`, [{ event: startEvent(eventId, phone) }], now);
+  const claim = await claimOf(store, 'inbox', phone, now);
+  const seq = (await store.readInbox(claim)).record?.seq ?? 0;
+  const result = await store.commitStep(
+    claim,
+    { eventId, expectedSeq: seq, record: conversationRecord(phone, seq + 1), outbound: [], timers },
     now,
   );
   expect(result.ok).toBe(true);
