@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
+import { parseDuration } from '../bot/parse-duration.ts';
 import { ConfigError } from '../errors.ts';
 
 const providerUrl = z
@@ -71,6 +72,16 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9:_-]*$/, { error: 'must be letters, digits, :, _ or -' })
     .default('rf:'),
+  /** How long a message may be retried on transient failures before the bot hears `send_failed` (30m, 1h, 2d). */
+  REPLYFLOW_SEND_DEADLINE: z
+    .string()
+    .default('1h')
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined)
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30m, 1h or 2d' });
+      return ms ?? 0;
+    }),
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** pino log level. */
@@ -84,6 +95,8 @@ export interface AppConfig {
   publicUrl: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** REPLYFLOW_SEND_DEADLINE in milliseconds. */
+  sendDeadlineMs: number;
   port: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
@@ -105,6 +118,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     publicUrl: vars.REPLYFLOW_PUBLIC_URL?.replace(/\/+$/, ''),
     redisUrl: vars.REDIS_URL || undefined,
     redisPrefix: vars.REPLYFLOW_REDIS_PREFIX,
+    sendDeadlineMs: vars.REPLYFLOW_SEND_DEADLINE,
     port: vars.PORT,
     logLevel: vars.LOG_LEVEL,
   };

@@ -8,6 +8,7 @@ import { createWorker } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createSender } from '../outbox/create-sender.ts';
+import type { SharedLimiter } from '../outbox/create-shared-limiter.ts';
 import { createMessagingClients } from '../provider/create-messaging-clients.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
@@ -18,6 +19,7 @@ import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createHttpApp } from './create-http-app.ts';
+import { createSendLimiters } from './create-send-limiters.ts';
 
 export interface StartOptions {
   config: AppConfig;
@@ -30,7 +32,9 @@ export interface StartOptions {
   clients?: Map<string, MessagingClient>;
   clock?: Clock;
   worker?: { concurrency?: number; leaseMs?: number };
-  sender?: { concurrency?: number; baseDelayMs?: number; maxAttempts?: number };
+  sender?: { concurrency?: number; baseDelayMs?: number; sendDeadlineMs?: number };
+  /** Shared per-location send limiters; built from the store's Redis (or in memory) otherwise. */
+  sendLimiters?: Map<string, SharedLimiter>;
   scheduler?: { intervalMs?: number };
   /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
   extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
@@ -64,7 +68,9 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   const registry = options.registry ?? (await loadBots(config.botsDir));
   const opened = options.store ? undefined : openStore(config, logger);
   const store = options.store ?? opened!.store;
-  const clients = options.clients ?? createMessagingClients(config, { logger });
+  const limiters =
+    options.sendLimiters ?? createSendLimiters(config.locations, opened?.redis, config.redisPrefix);
+  const clients = options.clients ?? createMessagingClients(config, { logger, limiters });
   const secrets = new Map<string, string>();
   for (const location of config.locations) {
     if (location.webhookSecret) secrets.set(location.name, location.webhookSecret);
@@ -84,6 +90,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         gateway: createClientGateway(clients),
         clock,
         logger,
+        limiters,
+        sendDeadlineMs: config.sendDeadlineMs,
         ...options.sender,
       })
     : undefined;

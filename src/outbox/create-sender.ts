@@ -2,8 +2,9 @@ import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
-import type { OutboundMessage } from '../store/records.ts';
+import type { MessageRecord, OutboundMessage } from '../store/records.ts';
 import type { Claim, OutboxView, Store } from '../store/store.ts';
+import type { SharedLimiter } from './create-shared-limiter.ts';
 import { classifySendError, type SmsGateway } from './sms-gateway.ts';
 
 export interface SenderOptions {
@@ -14,24 +15,33 @@ export interface SenderOptions {
   concurrency?: number;
   leaseMs?: number;
   idleMs?: number;
-  /** Attempts before a transiently failing message is given up (`send_failed`). */
-  maxAttempts?: number;
   /** First retry delay; doubles on each attempt, with jitter, up to `maxDelayMs`. */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /**
+   * How long after it was queued a message may still be retried on transient failures; after
+   * that it is given up and the bot hears `send_failed`. Default one hour.
+   */
+  sendDeadlineMs?: number;
+  /** The locations' shared limiters: a 429 pauses every process sending for that location. */
+  limiters?: ReadonlyMap<string, SharedLimiter>;
   random?: () => number;
 }
+
+type Outcome = 'sent' | 'failed' | 'deferred' | 'lost';
 
 /**
  * The outbox sender: claims conversations with messages to send and sends them in the order
  * the bot queued them, from the short code. A message the service accepted is popped together
  * with its "sent" guard and its message record, in one atomic call: after that it is never sent
  * again. A duplicate is possible only if this process dies between the service's answer and
- * that call (DESIGN §2.4).
+ * that call (DESIGN §2.4). Transient failures wait with jittered exponential backoff (at least
+ * `Retry-After`) until the send deadline; permanent ones, and the deadline, reach the bot as
+ * `sms.status` / `errored` / `send_failed`.
  */
 export function createSender(options: SenderOptions) {
   const { store, gateway, clock, logger } = options;
-  const maxAttempts = options.maxAttempts ?? 8;
+  const sendDeadlineMs = options.sendDeadlineMs ?? 3_600_000;
   const baseDelayMs = options.baseDelayMs ?? 1_000;
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const random = options.random ?? Math.random;
@@ -53,14 +63,12 @@ export function createSender(options: SenderOptions) {
       let view: OutboxView = await store.readOutbox(claim);
       while (view.message && consumer.running) {
         const outcome = await sendOne(claim, view);
-        if (outcome === 'deferred') {
-          deferred = true;
-          return;
-        }
-        if (outcome === 'lost') return;
+        if (outcome === 'deferred') deferred = true;
+        if (outcome === 'deferred' || outcome === 'lost') return;
         view = await store.readOutbox(claim);
       }
     } finally {
+      // A deferral released the claim already, with the conversation ready again later.
       if (!deferred) {
         await store.release(claim, clock.now()).catch((error: unknown) => {
           logger.warn({ err: error }, 'could not release an outbox; its lease will expire');
@@ -69,16 +77,8 @@ export function createSender(options: SenderOptions) {
     }
   }
 
-  async function sendOne(
-    claim: Claim,
-    view: OutboxView,
-  ): Promise<'sent' | 'failed' | 'deferred' | 'lost'> {
+  async function sendOne(claim: Claim, view: OutboxView): Promise<Outcome> {
     const message = view.message as OutboundMessage;
-    const log = logger.child({
-      location: message.location,
-      bot: message.botId,
-      conversation: maskPhone(message.phone),
-    });
     if (view.sentSmsId) {
       // The service already accepted it: pop it without sending again.
       const known = await store.getMessage(message.phone, view.sentSmsId);
@@ -94,63 +94,85 @@ export function createSender(options: SenderOptions) {
     try {
       smsId = (await gateway.send(message.location, { to: message.phone, body: message.body })).id;
     } catch (error) {
-      const failure = classifySendError(error);
-      const attempts = message.attempts + 1;
-      if (failure.kind === 'transient' && attempts < maxAttempts) {
-        const backoff =
-          Math.min(maxDelayMs, baseDelayMs * 2 ** message.attempts) * (0.5 + random() / 2);
-        const delay = Math.max(backoff, failure.retryAfterMs ?? 0);
-        log.warn(
-          { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },
-          'send failed; will retry',
-        );
-        const result = await store.deferOutbound(claim, message.id, attempts, clock.now() + delay);
-        return result.ok ? 'deferred' : 'lost';
-      }
-      log.error(
-        { outbox: message.id, attempts, reason: failure.reason },
-        'send failed for good; telling the bot',
-      );
-      const now = clock.now();
-      const result = await store.failOutbound(
-        claim,
-        message.id,
-        {
-          v: 1,
-          id: `send-failed:${message.id}`,
-          kind: 'status',
-          location: message.location,
-          phone: message.phone,
-          receivedAt: now,
-          smsId: '',
-          outboxId: message.id,
-          runId: message.runId,
-          status: 'errored',
-          statusReason: 'send_failed',
-        },
-        now,
-      );
-      return result.ok ? 'failed' : 'lost';
+      return handleFailure(claim, message, error);
     }
+    // recordSent records the send even when the lease was lost meanwhile, so it is never resent.
     const result = await store.recordSent(claim, message.id, record(message, smsId), clock.now());
     if (!result.ok)
-      log.error(
-        { outbox: message.id, smsId, reason: result.reason },
-        'sent, but could not record it',
+      logFor(message).warn(
+        { outbox: message.id, smsId },
+        'sent and recorded, but the claim was lost',
       );
     return result.ok ? 'sent' : 'lost';
+  }
+
+  async function handleFailure(
+    claim: Claim,
+    message: OutboundMessage,
+    error: unknown,
+  ): Promise<Outcome> {
+    const failure = classifySendError(error);
+    const attempts = message.attempts + 1;
+    const log = logFor(message);
+    if (failure.retryAfterMs !== undefined) {
+      await options.limiters?.get(message.location)?.pause(failure.retryAfterMs);
+    }
+    const backoff =
+      Math.min(maxDelayMs, baseDelayMs * 2 ** Math.min(message.attempts, 30)) *
+      (0.5 + random() / 2);
+    const delay = Math.max(backoff, failure.retryAfterMs ?? 0);
+    const now = clock.now();
+    if (failure.kind === 'transient' && now + delay <= message.queuedAt + sendDeadlineMs) {
+      log.warn(
+        { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },
+        'send failed; will retry',
+      );
+      const result = await store.deferOutbound(claim, message.id, attempts, now + delay);
+      return result.ok ? 'deferred' : 'lost';
+    }
+    log.error(
+      { outbox: message.id, attempts, reason: failure.reason },
+      'send failed for good; telling the bot',
+    );
+    const result = await store.failOutbound(
+      claim,
+      message.id,
+      {
+        v: 1,
+        id: `send-failed:${message.id}`,
+        kind: 'status',
+        location: message.location,
+        phone: message.phone,
+        receivedAt: now,
+        smsId: '',
+        outboxId: message.id,
+        runId: message.runId,
+        status: 'errored',
+        statusReason: 'send_failed',
+      },
+      now,
+    );
+    return result.ok ? 'failed' : 'lost';
+  }
+
+  function logFor(message: OutboundMessage): Logger {
+    return logger.child({
+      location: message.location,
+      bot: message.botId,
+      conversation: maskPhone(message.phone),
+    });
   }
 
   return { start: () => consumer.start(), stop: () => consumer.stop() };
 }
 
-function record(message: OutboundMessage, smsId: string) {
+function record(message: OutboundMessage, smsId: string): MessageRecord {
   return {
-    v: 1 as const,
+    v: 1,
     smsId,
     location: message.location,
     phone: message.phone,
-    status: 'pending' as const,
+    status: 'pending',
     statusReason: '',
     runId: message.runId,
     botId: message.botId,

@@ -8,7 +8,7 @@ export interface SmsGateway {
 
 export type SendFailure =
   | { kind: 'transient'; retryAfterMs: number | undefined; reason: string }
-  | { kind: 'permanent'; reason: string };
+  | { kind: 'permanent'; retryAfterMs?: undefined; reason: string };
 
 const permanent = new Set([
   'CONFIG_INVALID',

@@ -4,6 +4,7 @@ import {
   type MessagingClient,
   type MessagingClientOptions,
 } from './messaging-client.ts';
+import type { RequestLimiter } from './request-limiter.ts';
 
 /** The fields of a configured location the client needs (`LocationConfig` from app/ has them). */
 export interface MessagingLocation {
@@ -31,19 +32,23 @@ export type SharedClientOptions = Omit<
  */
 export function createMessagingClients(
   config: { locations: readonly MessagingLocation[] },
-  shared: SharedClientOptions = {},
+  shared: SharedClientOptions & {
+    /** A limiter per location shared with other processes (replaces the in-process one). */
+    limiters?: ReadonlyMap<string, RequestLimiter>;
+  } = {},
 ): Map<string, MessagingClient> {
+  const { limiters, ...options } = shared;
   return new Map(
     config.locations.map((location) => [
       location.name,
       createMessagingClient({
-        ...shared,
+        ...options,
         baseUrl: location.providerUrl,
         keyId: location.apiKeyId,
         keySecret: location.apiKeySecret,
         location: location.name,
         defaultCountry: location.defaultCountry as CountryCode | undefined,
-        limits: { perSecond: location.rateLimitPerSecond },
+        limits: { perSecond: location.rateLimitPerSecond, limiter: limiters?.get(location.name) },
       }),
     ]),
   );

@@ -106,6 +106,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     publicUrl: undefined,
     redisUrl: undefined,
     redisPrefix: 'unused',
+    sendDeadlineMs: 3_600_000,
     port: 0,
     logLevel: 'silent',
   };
