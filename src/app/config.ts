@@ -82,6 +82,27 @@ const envSchema = z.object({
         ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30m, 1h or 2d' });
       return ms ?? 0;
     }),
+  /**
+   * SMS sends in flight at once per process. Each one is a possible duplicate should the process
+   * be killed after the service accepted it and before its id was recorded (DESIGN §2.4): 1 keeps
+   * that window one request wide; raise it for throughput when the service's round trip is long.
+   */
+  REPLYFLOW_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
+  /** Conversations a process works on at once. */
+  REPLYFLOW_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  /** How long a claimed conversation or outbox stays hidden from other processes; a dead process's claims are taken over after it (10s, 30s, 2m). */
+  REPLYFLOW_LEASE: z
+    .string()
+    .default('30s')
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined || ms < 1_000)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a duration of at least 1s, such as 30s or 2m',
+        });
+      return ms ?? 0;
+    }),
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** pino log level. */
@@ -97,6 +118,10 @@ export interface AppConfig {
   redisPrefix: string;
   /** REPLYFLOW_SEND_DEADLINE in milliseconds. */
   sendDeadlineMs: number;
+  sendConcurrency: number;
+  workerConcurrency: number;
+  /** REPLYFLOW_LEASE in milliseconds. */
+  leaseMs: number;
   port: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
@@ -119,6 +144,9 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     redisUrl: vars.REDIS_URL || undefined,
     redisPrefix: vars.REPLYFLOW_REDIS_PREFIX,
     sendDeadlineMs: vars.REPLYFLOW_SEND_DEADLINE,
+    sendConcurrency: vars.REPLYFLOW_SEND_CONCURRENCY,
+    workerConcurrency: vars.REPLYFLOW_WORKER_CONCURRENCY,
+    leaseMs: vars.REPLYFLOW_LEASE,
     port: vars.PORT,
     logLevel: vars.LOG_LEVEL,
   };

@@ -82,7 +82,15 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   }
 
   const worker = roles.worker
-    ? createWorker({ store, registry, clock, logger, ...options.worker })
+    ? createWorker({
+        store,
+        registry,
+        clock,
+        logger,
+        concurrency: config.workerConcurrency,
+        leaseMs: config.leaseMs,
+        ...options.worker,
+      })
     : undefined;
   const sender = roles.sender
     ? createSender({
@@ -92,6 +100,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         logger,
         limiters,
         sendDeadlineMs: config.sendDeadlineMs,
+        concurrency: config.sendConcurrency,
+        leaseMs: config.leaseMs,
         ...options.sender,
       })
     : undefined;

@@ -107,6 +107,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     redisUrl: undefined,
     redisPrefix: 'unused',
     sendDeadlineMs: 3_600_000,
+    sendConcurrency: 4,
+    workerConcurrency: 4,
+    leaseMs: 30_000,
     port: 0,
     logLevel: 'silent',
   };
