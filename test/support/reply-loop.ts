@@ -53,6 +53,10 @@ export interface ReplyLoop {
 
 export interface ReplyLoopOptions {
   registry: BotRegistry;
+  /** replyflow's rate limit for the location, in requests per second. Default 1000. */
+  rateLimitPerSecond?: number;
+  /** Sends in flight per instance. Default 4. */
+  sendConcurrency?: number;
   /** replyflow's clock (a manual one for timer tests); the system clock by default. */
   clock?: Clock;
   /** Overrides of the emulator's options (time scale, webhook retry…). */
@@ -99,7 +103,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
         apiKeyId: 'k',
         apiKeySecret: 's',
         webhookSecret,
-        rateLimitPerSecond: 1000,
+        rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
       },
     ],
     botsDir: 'unused',
@@ -107,7 +111,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     redisUrl: undefined,
     redisPrefix: 'unused',
     sendDeadlineMs: 3_600_000,
-    sendConcurrency: 4,
+    sendConcurrency: options.sendConcurrency ?? 4,
     workerConcurrency: 4,
     leaseMs: 30_000,
     port: 0,
@@ -123,7 +127,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     roles: options.roles,
     clock: options.clock,
     worker: { concurrency: 4 },
-    sender: { concurrency: 4, baseDelayMs: 20 },
+    sender: { concurrency: options.sendConcurrency ?? 4, baseDelayMs: 20 },
   });
   const webhookUrl = `${app.url}/webhooks/${location}/${webhookSecret}`;
   if (options.webhook !== false) {
@@ -152,7 +156,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
       clock: options.clock,
       clients: app.clients,
       worker: { concurrency: 4 },
-      sender: { concurrency: 4, baseDelayMs: 20 },
+      sender: { concurrency: options.sendConcurrency ?? 4, baseDelayMs: 20 },
     });
     const close = instance.close;
     instance.close = async () => {

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emit, setup } from 'xstate';
+import type { BotEvent } from '../../../src/bot/bot-events.ts';
+import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
+import { defineBot } from '../../../src/bot/define-bot.ts';
+import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
+import { waitFor } from '../../support/wait-for.ts';
+
+const perConversation = 20;
+const conversations = 100;
+const limit = 20;
+
+/** On start, queues `perConversation` numbered messages at once. */
+const blast = defineBot({
+  id: 'blast',
+  machine: setup({
+    types: { events: {} as BotEvent, input: {} as { phone: string } },
+  }).createMachine({
+    context: ({ input }) => ({ phone: input.phone }),
+    on: {
+      'conversation.start': {
+        actions: Array.from({ length: perConversation }, (_, i) =>
+          emit(({ context }) => ({
+            type: 'replyflow.reply',
+            text: `${(context as { phone: string }).phone} #${i + 1}`,
+          })),
+        ),
+      },
+    },
+  }),
+});
+
+interface LoggedRequest {
+  at: number;
+  method: string;
+  path: string;
+  status: number;
+}
+
+describe('sending through 5xx answers and a rate-limited service', () => {
+  let loop: ReplyLoop;
+  beforeAll(async () => {
+    loop = await startReplyLoop({
+      registry: createBotRegistry([{ bot: blast, file: 'blast.ts' }]),
+      emulator: { rateLimitPerSecond: limit },
+      rateLimitPerSecond: limit,
+      sendConcurrency: 2,
+    });
+    const res = await fetch(`${loop.emulator.url}/_emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ path: 'POST /sms', rate: 0.3, status: 503 }),
+    });
+    expect(res.ok).toBe(true);
+  });
+  afterAll(() => loop.close());
+
+  it('delivers all 2,000 messages once, never more than 5 % over the limit in any 5 s window', {
+    timeout: 400_000,
+  }, async () => {
+    const phones = Array.from(
+      { length: conversations },
+      (_, i) => `3361200${String(i).padStart(4, '0')}`,
+    );
+    for (const phone of phones) await loop.start(phone, 'blast');
+
+    const total = conversations * perConversation;
+    const messages = await waitFor(
+      async () => {
+        const res = await fetch(`${loop.emulator.url}/_emulator/messages`);
+        const list = (await res.json()) as Array<{ to: string; body: string; status: string }>;
+        return list.length >= total && list.every((m) => m.status === 'delivered') && list;
+      },
+      { timeout: 380_000, interval: 1_000, message: `${total} messages delivered` },
+    );
+
+    const seen = new Map<string, number>();
+    for (const m of messages)
+      seen.set(`${m.to}|${m.body}`, (seen.get(`${m.to}|${m.body}`) ?? 0) + 1);
+    const duplicates = [...seen.values()].filter((n) => n > 1).length;
+    const expected = phones.flatMap((phone) =>
+      Array.from({ length: perConversation }, (_, i) => `${phone}|${phone} #${i + 1}`),
+    );
+    expect(expected.filter((key) => !seen.has(key))).toEqual([]);
+    expect(duplicates).toBe(0);
+
+    // Each conversation's messages went out in the order the bot queued them.
+    for (const phone of phones.slice(0, 10)) {
+      const bodies = messages.filter((m) => m.to === phone).map((m) => m.body);
+      expect(bodies).toEqual(
+        Array.from({ length: perConversation }, (_, i) => `${phone} #${i + 1}`),
+      );
+    }
+
+    const log = (await (
+      await fetch(`${loop.emulator.url}/_emulator/requests`)
+    ).json()) as LoggedRequest[];
+    const times = log
+      .filter((r) => r.path.startsWith('/v1/'))
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    let worst = 0;
+    for (let i = 0, j = 0; i < times.length; i++) {
+      while (times[i]! - times[j]! >= 5_000) j++;
+      worst = Math.max(worst, i - j + 1);
+    }
+    const failed = log.filter((r) => r.status >= 500).length;
+    const limited = log.filter((r) => r.status === 429).length;
+    console.log(
+      `send faults: ${total} messages, ${log.length} requests (${failed} answered 5xx, ${limited} 429), ` +
+        `busiest 5 s window ${worst} requests (limit ${limit * 5}), duplicates ${duplicates}`,
+    );
+    expect(worst).toBeLessThanOrEqual(limit * 5 * 1.05);
+    expect(failed).toBeGreaterThan(total * 0.2);
+  });
+});
