@@ -55,6 +55,8 @@ export interface ReplyLoopOptions {
   registry: BotRegistry;
   /** replyflow's rate limit for the location, in requests per second. Default 1000. */
   rateLimitPerSecond?: number;
+  /** How long a message may be retried before send_failed. Default one hour. */
+  sendDeadlineMs?: number;
   /** Sends in flight per instance. Default 4. */
   sendConcurrency?: number;
   /** replyflow's clock (a manual one for timer tests); the system clock by default. */
@@ -110,7 +112,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     publicUrl: undefined,
     redisUrl: undefined,
     redisPrefix: 'unused',
-    sendDeadlineMs: 3_600_000,
+    sendDeadlineMs: options.sendDeadlineMs ?? 3_600_000,
     sendConcurrency: options.sendConcurrency ?? 4,
     workerConcurrency: 4,
     leaseMs: 30_000,
