@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
+import { freePort } from './free-port.ts';
 
 /**
  * Finds the Redis the tests use: `REDIS_URL` when set, otherwise a throwaway `redis-server`
@@ -60,22 +60,6 @@ async function waitForRedis(url: string): Promise<void> {
     }
   }
   throw new Error(`Redis at ${url} did not answer PING within 10 s`, { cause: lastError });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 declare module 'vitest' {

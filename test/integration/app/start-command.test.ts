@@ -1,20 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/index.ts';
 import { createMessagingClient } from '../../../src/provider/messaging-client.ts';
+import { freePort } from '../../support/free-port.ts';
 import { randomPrefix, testRedisUrl } from '../../support/redis.ts';
 import { replyNotification } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function run(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, ['bin/replyflow.js', ...args], {
