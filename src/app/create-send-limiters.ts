@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 import {
   createSharedLimiter,
+  limiterOptionsFor,
   type SharedLimiter,
-  windowFor,
 } from '../outbox/create-shared-limiter.ts';
 import type { LocationConfig } from './config.ts';
 
@@ -19,7 +19,7 @@ export function createSendLimiters(
 ): Map<string, SharedLimiter> {
   return new Map(
     locations.map((location) => {
-      const window = windowFor(location.rateLimitPerSecond);
+      const window = limiterOptionsFor(location.rateLimitPerSecond);
       const memory = new RateLimiterMemory({ ...window, keyPrefix: `${prefix}ratelimit` });
       const limiter = redis
         ? new RateLimiterRedis({

@@ -39,28 +39,33 @@ async function run(mode: 'start' | 'worker' | 'dev'): Promise<void> {
 async function serve(mode: 'start' | 'worker' | 'dev'): Promise<void> {
   const config = await loadConfig(process.env);
   const logger = createLogger({ level: config.logLevel });
-  let running: RunningReplyflow;
-  if (mode === 'dev') {
-    const dev = await startDev(config, logger);
-    running = dev;
-    console.log(
-      `\n  replyflow dev is running with bots: ${[...dev.registry.bots.keys()].join(', ') || '(none)'}`,
-    );
-    console.log(`  dev phone:  ${dev.url}/dev`);
-    if (dev.emulated)
-      console.log(`  emulator:   ${dev.url}/v1 (key pair dev:dev, location 'default')\n`);
-  } else {
-    running = await startReplyflow({
-      config,
-      logger,
-      roles: mode === 'worker' ? { web: false } : undefined,
-    });
-  }
+  // Listen for signals from the start: a stop during start-up waits for it, then closes cleanly.
+  let started: Promise<RunningReplyflow | undefined> = Promise.resolve(undefined);
   const stop = async (signal: string) => {
     logger.info({ signal }, 'stopping');
-    await running.close();
+    const running = await started.catch(() => undefined);
+    await running?.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  started =
+    mode === 'dev'
+      ? startDev(config, logger).then(announce)
+      : startReplyflow({
+          config,
+          logger,
+          roles: mode === 'worker' ? { web: false } : undefined,
+        });
+  await started;
+}
+
+function announce(dev: Awaited<ReturnType<typeof startDev>>): RunningReplyflow {
+  console.log(
+    `\n  replyflow dev is running with bots: ${[...dev.registry.bots.keys()].join(', ') || '(none)'}`,
+  );
+  console.log(`  dev phone:  ${dev.url}/dev`);
+  if (dev.emulated)
+    console.log(`  emulator:   ${dev.url}/v1 (key pair dev:dev, location 'default')\n`);
+  return dev;
 }
