@@ -109,7 +109,7 @@ export interface Store {
   /** The timers a conversation has pending, soonest first (inspection and tests). */
   pendingTimers(key: ConversationKey): Promise<TimerRecord[]>;
 
-  /** Calls `listener` when work may be ready (after ingest, commit, release). Returns an unsubscribe. */
+  /** Calls `listener` when work may be ready (after ingest, commit, release, claimDueTimers). Returns an unsubscribe. */
   onReady(listener: (queue: QueueName, partition: number) => void): () => void;
 
   getConversation(key: ConversationKey): Promise<ConversationRecord | null>;
@@ -168,7 +168,12 @@ export interface StepCommit {
   /** The new record (its seq must be expectedSeq + 1), or null to leave the record as it is. */
   record: ConversationRecord | null;
   outbound: OutboundMessage[];
-  /** Timers to write (replacing any with the same id) and timer ids to delete, in the same commit. */
+  /**
+   * Timers to write (replacing any with the same id) and timer ids to delete, in the same commit.
+   * Each timer must belong to the claim's conversation and have the id `${runId}:${sendId}`; an
+   * id may not be both set and cancelled (a `TypeError`). Only the conversation's own timers are
+   * cancelled; an unknown id is ignored.
+   */
   timers?: { set: TimerRecord[]; cancel: string[] };
 }
 
