@@ -105,7 +105,8 @@ export function defineBot<TMachine extends AnyStateMachine>(
     machine: provideDurationDelays(options.id, options.machine),
     kind: 'replyflow.bot',
     version: machineVersion(options.machine),
-    keywords,
+    // 'ECHO' and 'écho' fold to the same keyword.
+    keywords: [...new Set(keywords)],
   };
 }
 
