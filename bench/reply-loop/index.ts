@@ -1,0 +1,479 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import type { Benchmark } from '../lib/benchmark.ts';
+import { type BenchChild, startChild } from '../lib/child.ts';
+import { machineInfo } from '../lib/machine.ts';
+import { countKeys, openBenchRedis, randomPrefix } from '../lib/redis.ts';
+import { fixed, markdownTable, median } from '../lib/stats.ts';
+import { type LoadResult, type NextBody, runAutocannon, runPaced } from './load.ts';
+import { phoneNumber, replyNotification } from './wiring.ts';
+
+/**
+ * `replyflow-web` is replyflow with the web role only (no worker, sender or scheduler): the ack
+ * path alone, run through the latency phases only, to tell its cost from the processing's.
+ */
+type Variant = 'replyflow' | 'baseline' | 'replyflow-web';
+const allVariants: readonly Variant[] = ['replyflow', 'baseline', 'replyflow-web'];
+
+interface Settings {
+  runs: number;
+  phones: number;
+  turns: number;
+  hot: number;
+  rate: number;
+  latencySeconds: number;
+  /** autocannon connections of the throughput and start phases. */
+  connections: number;
+  /** autocannon connections of the fixed-rate phase (and of the hot conversation). */
+  rateConnections: number;
+  profile: boolean;
+  /** The variants to run, in this order on odd runs and reversed on even ones. */
+  variants: Variant[];
+  /** Extra environment for replyflow (`--replyflow-env REPLYFLOW_SEND_CONCURRENCY=8`). */
+  replyflowEnv: Record<string, string>;
+}
+
+/** The emulator's counters of `POST /v1/sms` arrivals. */
+interface SmsStats {
+  count: number;
+  rejected: number;
+  firstAt: number;
+  lastAt: number;
+}
+
+/** CPU time used so far, µs, by each process of the loop. */
+interface CpuSample {
+  /** Not CPU: commands the app sent to Redis so far. */
+  redisCommands: number;
+  sut: number;
+  redis: number;
+  emulator: number;
+  loadGenerator: number;
+}
+type CpuMeter = () => Promise<CpuSample>;
+
+/** One phase that ends when the emulator has received `expected` SMS. */
+interface TurnPhase {
+  /** Notifications acknowledged with 2xx. */
+  acked: number;
+  failed: number;
+  /** SMS received by the emulator. */
+  sms: number;
+  /** From the first notification sent to the last SMS received, ms. */
+  elapsedMs: number;
+  turnsPerSecond: number;
+  /** Notifications acknowledged per second (the load generator's view). */
+  acksPerSecond: number;
+  /** From the last ack to the last SMS: the backlog left when the load stopped, ms. */
+  drainMs: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** CPU time per turn, µs, by process: what the phase cost, whatever else ran on the machine. */
+  cpuPerTurn: CpuSample & { total: number };
+}
+
+interface RunResult {
+  variant: Variant;
+  run: number;
+  /** The turn phases; absent for `replyflow-web`, which answers no turn. */
+  starts?: TurnPhase;
+  spread?: TurnPhase;
+  hot?: TurnPhase & { finalTurns: number | null };
+  autocannon: TurnPhase;
+  paced: TurnPhase;
+  rssMiB: number;
+  /** SMS the emulator accepted twice (same recipient and body) over the whole run. */
+  duplicateSms: number;
+}
+
+const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 4000] [--hot 500] [--rate 1000]
+           [--latency-seconds 5] [--connections 50] [--rate-connections 10] [--profile]
+           [--only replyflow,baseline,replyflow-web] [--replyflow-env NAME=value]...`;
+
+const benchmark: Benchmark = {
+  name: 'reply-loop',
+  description:
+    'conversation turns/s end to end (webhook → POST /sms) and webhook ack latency at a fixed rate: replyflow vs a naive Express + createActor + GET/SET handler',
+  run,
+};
+export default benchmark;
+
+function parseSettings(args: readonly string[]): Settings {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      runs: { type: 'string', default: '3' },
+      phones: { type: 'string', default: '1000' },
+      turns: { type: 'string', default: '4000' },
+      hot: { type: 'string', default: '500' },
+      rate: { type: 'string', default: '1000' },
+      'latency-seconds': { type: 'string', default: '5' },
+      connections: { type: 'string', default: '50' },
+      'rate-connections': { type: 'string', default: '10' },
+      profile: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'replyflow-env': { type: 'string', multiple: true, default: [] },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const positive = (name: string, value: string) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number <= 0) {
+      throw new Error(`--${name} must be a positive integer, got '${value}'\n${usage}`);
+    }
+    return number;
+  };
+  const only = values.only?.split(',') ?? allVariants;
+  const unknown = only.filter((variant) => !allVariants.includes(variant as Variant));
+  if (unknown.length > 0 || only.length === 0) {
+    throw new Error(`--only takes variants among ${allVariants.join(', ')}; got '${values.only}'`);
+  }
+  const replyflowEnv: Record<string, string> = {};
+  for (const pair of values['replyflow-env']) {
+    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--replyflow-env takes NAME=value, got '${pair}'`);
+    replyflowEnv[match[1]!] = match[2]!;
+  }
+  return {
+    replyflowEnv,
+    runs: positive('runs', values.runs),
+    phones: positive('phones', values.phones),
+    turns: positive('turns', values.turns),
+    hot: positive('hot', values.hot),
+    rate: positive('rate', values.rate),
+    latencySeconds: positive('latency-seconds', values['latency-seconds']),
+    connections: positive('connections', values.connections),
+    rateConnections: positive('rate-connections', values['rate-connections']),
+    profile: values.profile,
+    variants: only as Variant[],
+  };
+}
+
+async function run(args: readonly string[]): Promise<void> {
+  const settings = parseSettings(args);
+  const machine = machineInfo();
+  const started = Date.now();
+  const redis = await openBenchRedis();
+  const emulator = await startChild<{ baseUrl: string }>(
+    new URL('./emulator-process.ts', import.meta.url),
+    [],
+  );
+  console.log(
+    `reply-loop: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
+      `Redis ${redis.version} (${redis.origin}), load average ${machine.loadAverage.join(' ')}`,
+  );
+  const results: RunResult[] = [];
+  const redisClient = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+  try {
+    const order = settings.variants;
+    for (let r = 0; r < settings.runs; r++) {
+      // Alternate which variant goes first, so a drift of the machine favours neither.
+      const turn = r % 2 === 0 ? order : [...order].reverse();
+      for (const variant of turn) {
+        const result = await runOnce(variant, r + 1, settings, redisClient, redis.url, emulator);
+        results.push(result);
+        console.log(describeRun(result));
+      }
+    }
+  } finally {
+    redisClient.disconnect();
+    await emulator.close();
+    await redis.stop();
+  }
+  const report = summarize(results, settings);
+  console.log(`\n${report}\n`);
+  const finished = Date.now();
+  mkdirSync(new URL('../results/', import.meta.url), { recursive: true });
+  const file = new URL(
+    `../results/reply-loop-${new Date(started).toISOString().replace(/[:.]/g, '-')}.json`,
+    import.meta.url,
+  );
+  writeFileSync(
+    file,
+    `${JSON.stringify(
+      {
+        machine: { ...machine, loadAverageAtEnd: os.loadavg(), redis: redis.version },
+        settings,
+        durationS: (finished - started) / 1000,
+        results,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`raw results: ${file.pathname} (${((finished - started) / 1000).toFixed(0)} s)`);
+}
+
+async function runOnce(
+  variant: Variant,
+  run: number,
+  settings: Settings,
+  redis: Redis,
+  redisUrl: string,
+  emulator: BenchChild<{ baseUrl: string }>,
+): Promise<RunResult> {
+  await emulator.ask('reset', { full: true });
+  const profileDir = new URL('../results/profiles/', import.meta.url).pathname;
+  const prefix = randomPrefix(`bench-${variant}`);
+  const sut = await startChild<{ webhookUrl: string }>(
+    new URL('./sut-process.ts', import.meta.url),
+    [variant],
+    {
+      env: {
+        BENCH_REDIS_URL: redisUrl,
+        BENCH_PREFIX: prefix,
+        BENCH_PROVIDER_URL: emulator.ready.baseUrl,
+        BENCH_REPLYFLOW_ENV: JSON.stringify(settings.replyflowEnv),
+      },
+      execArgv: settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    },
+  );
+  try {
+    const url = sut.ready.webhookUrl;
+    const tag = randomBytes(4).toString('hex');
+    let seq = 0;
+    const spreadOver =
+      (phoneOf: (n: number) => string): NextBody =>
+      () => {
+        const n = seq++;
+        return replyNotification(`${tag}-${n}`, phoneOf(n), `ECHO ${n}`);
+      };
+    let spreadIndex = 0;
+    const nextSpread = spreadOver(() => phoneNumber(spreadIndex++ % settings.phones));
+    const hotPhone = phoneNumber(999_999);
+    const cpu: CpuMeter = async () => {
+      const [own, emulated, info, loadGenerator] = await Promise.all([
+        sut.ask<{ micros: number; redisCommands: number }>('cpu'),
+        emulator.ask<{ micros: number }>('cpu'),
+        redis.info('cpu'),
+        Promise.resolve(process.cpuUsage()),
+      ]);
+      const seconds = (field: string) =>
+        Number(new RegExp(`${field}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+      return {
+        redisCommands: own.redisCommands,
+        sut: own.micros,
+        emulator: emulated.micros,
+        redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6,
+        loadGenerator: loadGenerator.user + loadGenerator.system,
+      };
+    };
+    // The web role alone answers no turn: its phases end with the last ack.
+    const answers = variant !== 'replyflow-web';
+    const measure = (load: () => Promise<LoadResult>) => measureTurns(emulator, cpu, load, answers);
+
+    // 1. Each phone starts its conversation (and every process warms up: JIT, connections).
+    const starts = await measure(() =>
+      runAutocannon({
+        url,
+        connections: settings.connections,
+        amount: settings.phones,
+        next: nextSpread,
+      }),
+    );
+    let spread: TurnPhase | undefined;
+    let hot: RunResult['hot'];
+    if (answers) {
+      // 2. Throughput: turns of the started conversations, as fast as they are taken.
+      spread = await measure(() =>
+        runAutocannon({
+          url,
+          connections: settings.connections,
+          amount: settings.turns,
+          next: nextSpread,
+        }),
+      );
+      // 3. One hot conversation: every notification for the same phone.
+      const hotPhase = await measure(() =>
+        runAutocannon({
+          url,
+          connections: settings.rateConnections,
+          amount: settings.hot,
+          next: spreadOver(() => hotPhone),
+        }),
+      );
+      const { turns } = await sut.ask<{ turns: number | null }>('turns', { phone: hotPhone });
+      hot = { ...hotPhase, finalTurns: turns };
+    }
+    // 4. Ack latency at a fixed rate, autocannon's way (overallRate: bursts each second).
+    const fixedRate = await measure(() =>
+      runAutocannon({
+        url,
+        connections: settings.rateConnections,
+        overallRate: settings.rate,
+        durationS: settings.latencySeconds,
+        next: nextSpread,
+      }),
+    );
+    // 5. Ack latency at the same rate, evenly paced and open-loop.
+    const paced = await measure(() =>
+      runPaced({
+        url,
+        rate: settings.rate,
+        durationMs: settings.latencySeconds * 1000,
+        next: nextSpread,
+      }),
+    );
+    const { rss } = await sut.ask<{ rss: number }>('memory');
+    const { duplicates } = await emulator.ask<{ duplicates: number }>('duplicates');
+    return {
+      variant,
+      run,
+      ...(answers ? { starts, spread, hot } : {}),
+      autocannon: fixedRate,
+      paced,
+      rssMiB: Math.round(rss / 2 ** 20),
+      duplicateSms: duplicates,
+    };
+  } finally {
+    // The child deletes its keys as it stops; check that nothing was left behind.
+    await sut.close();
+    const left = await countKeys(redis, prefix);
+    if (left > 0) console.warn(`warning: ${left} keys were left under ${prefix}`);
+  }
+}
+
+/**
+ * Runs a load and waits until the emulator has received one SMS per acknowledged
+ * notification, then times the phase from the first notification to the last SMS, and takes
+ * the CPU every process used meanwhile. Fails when the SMS stop coming for 15 s.
+ */
+async function measureTurns(
+  emulator: BenchChild<unknown>,
+  cpu: CpuMeter,
+  load: () => Promise<LoadResult>,
+  answers: boolean,
+): Promise<TurnPhase> {
+  await emulator.ask('reset');
+  const cpuBefore = await cpu();
+  const startedAt = Date.now();
+  const result = await load();
+  const ackedAt = startedAt + result.elapsedMs;
+  const want = answers ? result.ok : 0;
+  let stats = await emulator.ask<SmsStats>('stats');
+  let progressAt = Date.now();
+  let seen = stats.count;
+  while (stats.count < want) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    stats = await emulator.ask<SmsStats>('stats');
+    if (stats.count > seen) {
+      seen = stats.count;
+      progressAt = Date.now();
+    } else if (Date.now() - progressAt > 15_000) {
+      throw new Error(
+        `only ${stats.count} of ${want} SMS reached the emulator (no progress for 15 s)`,
+      );
+    }
+  }
+  // Then until nothing more comes for 150 ms: a load that stops on time (autocannon's
+  // `duration`) leaves a few requests in flight whose answers it does not count, and their
+  // SMS must not land in the next phase.
+  for (let quietSince = Date.now(); answers && Date.now() - quietSince < 150; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = await emulator.ask<SmsStats>('stats');
+    if (now.count !== stats.count) quietSince = Date.now();
+    stats = now;
+  }
+  const cpuAfter = await cpu();
+  const elapsedMs = Math.max(1, answers ? stats.lastAt - startedAt : result.elapsedMs);
+  // Per turn; per notification when no turn is answered (the web role alone).
+  const turns = answers ? stats.count : result.ok;
+  const perTurn = (field: keyof CpuSample) =>
+    (cpuAfter[field] - cpuBefore[field]) / Math.max(1, turns);
+  const cpuPerTurn = {
+    redisCommands: perTurn('redisCommands'),
+    sut: perTurn('sut'),
+    redis: perTurn('redis'),
+    emulator: perTurn('emulator'),
+    loadGenerator: perTurn('loadGenerator'),
+    total: 0,
+  };
+  cpuPerTurn.total =
+    cpuPerTurn.sut + cpuPerTurn.redis + cpuPerTurn.emulator + cpuPerTurn.loadGenerator;
+  return {
+    cpuPerTurn,
+    acked: result.ok,
+    failed: result.failed,
+    sms: stats.count,
+    elapsedMs,
+    turnsPerSecond: answers ? (stats.count * 1000) / elapsedMs : Number.NaN,
+    acksPerSecond: (result.ok * 1000) / result.elapsedMs,
+    drainMs: answers ? Math.max(0, stats.lastAt - ackedAt) : Number.NaN,
+    p50: result.p50,
+    p99: result.p99,
+    max: result.max,
+  };
+}
+
+function describeRun(result: RunResult): string {
+  const { starts, spread, hot, autocannon, paced } = result;
+  const phases = [starts, spread, hot, autocannon, paced].filter((phase) => phase !== undefined);
+  const failed = phases.reduce((sum, phase) => sum + phase.failed, 0);
+  const cost = spread ?? autocannon;
+  const turns = spread
+    ? `turns/s ${fixed(spread.turnsPerSecond, 0)} (acks/s ${fixed(spread.acksPerSecond, 0)}), `
+    : '';
+  const hotText = hot
+    ? `hot ${fixed(hot.turnsPerSecond, 0)}/s (${hot.finalTurns ?? '?'} of ${hot.sms} turns kept), `
+    : '';
+  return (
+    `  run ${result.run} ${result.variant.padEnd(9)} ${turns}${hotText}` +
+    `ack p50/p99 autocannon ${fixed(autocannon.p50)}/${fixed(autocannon.p99)} ms, ` +
+    `paced ${fixed(paced.p50)}/${fixed(paced.p99)} ms, drain ${fixed(autocannon.drainMs, 0)}/${fixed(paced.drainMs, 0)} ms, ` +
+    `Redis commands/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.redisCommands, 2)}, ` +
+    `CPU µs/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.sut, 0)} app + ${fixed(cost.cpuPerTurn.redis, 0)} Redis + ` +
+    `${fixed(cost.cpuPerTurn.emulator, 0)} emulator + ${fixed(cost.cpuPerTurn.loadGenerator, 0)} load, ` +
+    `failed ${failed}, duplicate SMS ${result.duplicateSms}, rss ${result.rssMiB} MiB`
+  );
+}
+
+function summarize(results: readonly RunResult[], settings: Settings): string {
+  const of = (variant: Variant, pick: (result: RunResult) => number | undefined) =>
+    median(
+      results
+        .filter((result) => result.variant === variant)
+        .map((result) => pick(result) ?? Number.NaN),
+    );
+  const present = allVariants.filter((variant) => results.some((r) => r.variant === variant));
+  const columns: Array<[string, (result: RunResult) => number | undefined, number]> = [
+    [`turns/s, ${settings.phones} phones`, (r) => r.spread?.turnsPerSecond, 0],
+    ['acks/s during it', (r) => r.spread?.acksPerSecond, 0],
+    ['Redis commands per turn', (r) => r.spread?.cpuPerTurn.redisCommands, 2],
+    ['CPU µs per turn: app', (r) => r.spread?.cpuPerTurn.sut, 0],
+    ['CPU µs per turn: Redis', (r) => r.spread?.cpuPerTurn.redis, 0],
+    [
+      'CPU µs per turn: emulator + load generator',
+      (r) => r.spread && r.spread.cpuPerTurn.emulator + r.spread.cpuPerTurn.loadGenerator,
+      0,
+    ],
+    ['turns/s, 1 hot phone', (r) => r.hot?.turnsPerSecond, 0],
+    ['hot turns kept', (r) => r.hot?.finalTurns ?? undefined, 0],
+    [`ack p50 ms, autocannon ${settings.rate}/s`, (r) => r.autocannon.p50, 1],
+    [`ack p99 ms, autocannon ${settings.rate}/s`, (r) => r.autocannon.p99, 1],
+    [`ack p50 ms, paced ${settings.rate}/s`, (r) => r.paced.p50, 1],
+    [`ack p99 ms, paced ${settings.rate}/s`, (r) => r.paced.p99, 1],
+    ['drain after paced load, ms', (r) => r.paced.drainMs, 0],
+  ];
+  // The ratio compares replyflow with the baseline when both ran.
+  const pair = present.includes('replyflow') && present.includes('baseline');
+  const rows = columns.map(([label, pick, decimals]) => {
+    const values = present.map((variant) => of(variant, pick));
+    const ratio = pair ? of('replyflow', pick) / of('baseline', pick) : Number.NaN;
+    return [label, ...values.map((value) => fixed(value, decimals)), fixed(ratio, 2)];
+  });
+  const env = Object.entries(settings.replyflowEnv).map(([name, value]) => `${name}=${value}`);
+  return [
+    `medians of ${settings.runs} runs${env.length > 0 ? ` (replyflow with ${env.join(' ')})` : ''} ` +
+      `(hot: ${settings.hot} notifications to one phone, ${settings.rateConnections} connections; ` +
+      `fixed rate: ${settings.latencySeconds} s at ${settings.rate}/s)`,
+    markdownTable(['', ...present, 'replyflow / baseline'], rows),
+  ].join('\n');
+}

@@ -1,0 +1,138 @@
+import { performance } from 'node:perf_hooks';
+import autocannon, { type Result as AutocannonResult } from 'autocannon';
+import { Pool } from 'undici';
+import { percentile } from '../lib/stats.ts';
+
+/** Makes the body of the next notification: each call must give a new notification id. */
+export type NextBody = () => string;
+
+export interface LoadResult {
+  /** Notifications sent and answered 2xx. */
+  ok: number;
+  /** Answers other than 2xx, and requests that failed or timed out. */
+  failed: number;
+  /** Wall time from the first request to the last answer, ms. */
+  elapsedMs: number;
+  /** Ack latency percentiles, ms, computed from every raw sample. */
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+const headers = { 'content-type': 'application/json' };
+
+/**
+ * autocannon against the webhook, each request with a fresh body from `next` (its
+ * `setupRequest` hook). `amount` bounds the run by count, `durationS` by time; `overallRate`
+ * caps the rate. Latencies are autocannon's raw per-response times (request written → answer
+ * read), not its histogram: with a rate set, autocannon "corrects" that histogram for
+ * coordinated omission assuming a 1 ms interval, which adds made-up samples.
+ */
+export async function runAutocannon(options: {
+  url: string;
+  connections: number;
+  next: NextBody;
+  amount?: number;
+  durationS?: number;
+  overallRate?: number;
+}): Promise<LoadResult & { raw: AutocannonResult }> {
+  const samples: number[] = [];
+  let ok = 0;
+  const started = performance.now();
+  let lastAnswer = started;
+  const instance = autocannon({
+    url: options.url,
+    method: 'POST',
+    headers,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.durationS ?? 10 }),
+    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
+    timeout: 30,
+    requests: [
+      {
+        setupRequest: (request) => ({ ...request, body: options.next() }),
+      },
+    ],
+  });
+  instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+    lastAnswer = performance.now();
+    if (status >= 200 && status < 300) {
+      ok++;
+      samples.push(ms);
+    }
+  });
+  const raw = await instance;
+  // autocannon resolves on its next 1 s tick; the last answer is when the load really ended.
+  const elapsedMs = lastAnswer - started;
+  return {
+    ok,
+    failed: raw.errors + raw.non2xx,
+    elapsedMs,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: percentile(samples, 100),
+    raw,
+  };
+}
+
+/**
+ * An open-loop generator: sends `rate` notifications per second on a fixed schedule, whatever
+ * the server's answers do, and measures each ack from the moment the schedule said to send it
+ * (so a stalled server is charged for the requests it delayed: no coordinated omission). Sends
+ * happen on 1 ms timer ticks, which adds up to about 1 ms to each sample.
+ */
+export async function runPaced(options: {
+  url: string;
+  rate: number;
+  durationMs: number;
+  next: NextBody;
+  /** Most connections opened; a request waits for a free one beyond that. */
+  connections?: number;
+}): Promise<LoadResult> {
+  const target = new URL(options.url);
+  const pool = new Pool(target.origin, {
+    connections: options.connections ?? 256,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+  });
+  const total = Math.round((options.rate * options.durationMs) / 1000);
+  const interval = 1000 / options.rate;
+  const samples: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const inFlight: Promise<void>[] = [];
+  const send = (intendedAt: number) =>
+    pool
+      .request({ path: target.pathname, method: 'POST', headers, body: options.next() })
+      .then(async (response) => {
+        await response.body.dump();
+        if (response.statusCode >= 200 && response.statusCode < 300) {
+          ok++;
+          samples.push(performance.now() - intendedAt);
+        } else failed++;
+      })
+      .catch(() => {
+        failed++;
+      });
+  const started = performance.now();
+  let sent = 0;
+  while (sent < total) {
+    const now = performance.now();
+    while (sent < total && started + sent * interval <= now) {
+      inFlight.push(send(started + sent * interval));
+      sent++;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await Promise.all(inFlight);
+  const elapsedMs = performance.now() - started;
+  await pool.close();
+  return {
+    ok,
+    failed,
+    elapsedMs,
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: percentile(samples, 100),
+  };
+}
