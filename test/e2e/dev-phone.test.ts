@@ -30,18 +30,26 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await dev?.close();
   });
 
-  it('starts a conversation and chats with the bot through the built-in emulator', async () => {
+  it('starts a conversation and chats with the bot through the built-in emulator', {
+    timeout: 60_000,
+  }, async () => {
     const page = await browser.newPage();
     await page.goto(`${dev.url}/dev`);
     await expect.poll(() => page.locator('#bot option').count()).toBe(1);
     await page.fill('#phone', '06 12 34 56 78');
     await page.click('#start');
-    await page.locator('.bubble.in', { hasText: 'Echo bot here. Say anything.' }).waitFor();
+    await page
+      .locator('.bubble.in', { hasText: 'Echo bot here. Say anything.' })
+      .waitFor({ timeout: 15_000 });
 
     await page.fill('#body', 'hello from the browser');
     await page.click('#compose button[type=submit]');
-    await page.locator('.bubble.out', { hasText: 'hello from the browser' }).waitFor();
-    await page.locator('.bubble.in', { hasText: '#1: hello from the browser' }).waitFor();
+    await page
+      .locator('.bubble.out', { hasText: 'hello from the browser' })
+      .waitFor({ timeout: 15_000 });
+    await page
+      .locator('.bubble.in', { hasText: '#1: hello from the browser' })
+      .waitFor({ timeout: 15_000 });
     if (process.env.DEV_PHONE_SCREENSHOT)
       await page.screenshot({ path: process.env.DEV_PHONE_SCREENSHOT });
     expect(await page.locator('#status').textContent()).toBe('');
