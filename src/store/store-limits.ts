@@ -8,6 +8,11 @@ export const storeLimits = {
   seenTtlMs: 7 * 24 * 3_600_000,
   /** How long the "sent" guard of an outbox message keeps its sms id. */
   sentGuardTtlMs: 7 * 24 * 3_600_000,
+  /**
+   * How long the status events of an sms wait for `recordSent` (a status notification can
+   * overtake the answer to POST /sms); a send never recorded leaves them to expire.
+   */
+  earlyStatusTtlMs: 7 * 24 * 3_600_000,
   /** Applied event ids kept per conversation (the log is for inspection and tests). */
   appliedLogCap: 1_000,
   /** Dead letters kept in all. */

@@ -31,9 +31,13 @@ export interface Store {
   /**
    * Takes in one notification. Per partition touched, atomically: skip everything when
    * `notificationId` was already ingested (kept ≥ 7 days); for status items, move the message
-   * record forward (never back: see `statusRank`) and push the event only when it moved; push
-   * every other event onto its conversation's mailbox (in array order) and mark the
-   * conversation ready. All partitions go in ONE round trip. Resolves only once durable.
+   * record forward (never back: see `statusRank`) and push the event only when it moved and
+   * `recordSent` has already recorded the sms. A status that moved the record of an sms not yet
+   * recorded as sent (it overtook the answer to POST /sms) is not pushed: it waits, in arrival
+   * order, in the sms's early statuses (kept ≥ 7 days) until `recordSent` moves it into the
+   * mailbox with the run that sent it. Push every other event onto its conversation's mailbox
+   * (in array order) and mark the conversation ready. `pushed` counts only what went onto
+   * mailboxes. All partitions go in ONE round trip. Resolves only once durable.
    */
   ingest(notificationId: string, items: IngestItem[], now: number): Promise<IngestResult>;
 
@@ -67,8 +71,13 @@ export interface Store {
 
   /**
    * After the service accepted a message: atomically pop it (when it is the head), set the
-   * "sent" guard `message.id → smsId` (kept ≥ 7 days), and write the message record. Status
-   * fields already recorded by an earlier `sms.status` notification are kept.
+   * "sent" guard `message.id → smsId` (kept ≥ 7 days), and write the message record, marked as
+   * recorded sent (later statuses of the sms go straight to the mailbox). Status fields already
+   * recorded by an earlier `sms.status` notification are kept, and the status events that
+   * `ingest` kept waiting for this sms move, in arrival order, to the tail of the
+   * conversation's mailbox, each with `runId` set to the record's; the conversation is then
+   * marked ready (unless it has a ready time) and announced. All of this happens even when the
+   * claim lost the lock (the answer is then `lost-lock`).
    */
   recordSent(
     claim: Claim,

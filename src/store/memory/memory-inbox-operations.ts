@@ -9,7 +9,7 @@ import { type MemoryState, parse } from './memory-state.ts';
 
 type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
 
-/** How many ingests pass between sweeps of expired seen ids and sent guards. */
+/** How many ingests pass between sweeps of expired seen ids, sent guards and early status lists. */
 const sweepEvery = 1_000;
 
 /** Ingest, the lease queue operations (both queues) and the step commit, as the Redis scripts do them. */
@@ -38,6 +38,14 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             const existing = parse<MessageRecord>(state.messages.get(key));
             if (existing && statusRank[existing.status] >= statusRank[update.status]) continue;
             state.messages.set(key, JSON.stringify({ ...existing, ...update }));
+            if (!state.recordedSent.has(key)) {
+              // The status overtook recordSent: it waits for it, which gives it the run.
+              state.earlyStatuses.set(key, {
+                events: [...state.earlyStatusesOf(key, now), JSON.stringify(item.event)],
+                expiresAt: now + storeLimits.earlyStatusTtlMs,
+              });
+              continue;
+            }
           }
           const id = conversationId(item.event);
           queues.inbox.append(id, partition, [JSON.stringify(item.event)], now);

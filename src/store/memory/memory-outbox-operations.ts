@@ -1,9 +1,15 @@
 import { conversationId } from '../conversation-id.ts';
 import { mergeSentRecord } from '../message-status.ts';
-import type { OutboundMessage } from '../records.ts';
+import type { MessageRecord, OutboundMessage, StatusEvent } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
+
+/** A stashed status event with `runId` set to the record's (removed when it has none, as cjson does with nil). */
+function withRunId(event: StatusEvent, record: MessageRecord): StatusEvent {
+  const { runId: _, ...rest } = event;
+  return record.runId === undefined ? rest : { ...rest, runId: record.runId };
+}
 
 type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
 
@@ -31,10 +37,17 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
         });
       }
       const key = state.inPartition(record.phone, record.smsId);
-      state.messages.set(
-        key,
-        JSON.stringify(mergeSentRecord(parse(state.messages.get(key)), record)),
-      );
+      const merged = mergeSentRecord(parse(state.messages.get(key)), record);
+      state.messages.set(key, JSON.stringify(merged));
+      state.recordedSent.add(key);
+      // The statuses that overtook this call go to the mailbox now, with the record's run.
+      const early = state.earlyStatusesOf(key, now);
+      state.earlyStatuses.delete(key);
+      if (early.length > 0) {
+        const events = early.map((json) => JSON.stringify(withRunId(JSON.parse(json), merged)));
+        inbox.append(id, claim.partition, events, now);
+        state.listeners.emit('inbox', claim.partition);
+      }
       // The send happened whoever holds the lock now, so its facts are kept and it is popped.
       if (state.headIs('outbox', claim, messageId)) outbox.pop(id);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };

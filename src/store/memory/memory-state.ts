@@ -20,6 +20,10 @@ export class MemoryState {
   readonly conversations = new Map<string, string>();
   /** `<partition>:<smsId>` → message record JSON */
   readonly messages = new Map<string, string>();
+  /** `<partition>:<smsId>` of the message records `recordSent` wrote (the Redis `sent` field) */
+  readonly recordedSent = new Set<string>();
+  /** `<partition>:<smsId>` → status event JSON that came before `recordSent`, oldest first, and expiry (ms) */
+  readonly earlyStatuses = new Map<string, { events: string[]; expiresAt: number }>();
   /** `<partition>:<notificationId>` → expiry (ms) */
   readonly seen = new Map<string, number>();
   /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
@@ -78,9 +82,18 @@ export class MemoryState {
     };
   }
 
-  /** Drops expired seen ids and sent guards, as Redis expires their keys. */
+  /** The early status events of a message record key still kept at `now` (Redis expires the list). */
+  earlyStatusesOf(key: string, now: number): string[] {
+    const early = this.earlyStatuses.get(key);
+    return early && early.expiresAt > now ? early.events : [];
+  }
+
+  /** Drops expired seen ids, sent guards and early status lists, as Redis expires their keys. */
   sweep(now: number): void {
     for (const [key, expiresAt] of this.seen) if (expiresAt <= now) this.seen.delete(key);
     for (const [key, guard] of this.sent) if (guard.expiresAt <= now) this.sent.delete(key);
+    for (const [key, early] of this.earlyStatuses) {
+      if (early.expiresAt <= now) this.earlyStatuses.delete(key);
+    }
   }
 }

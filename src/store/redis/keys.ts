@@ -23,7 +23,9 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:timers                          zset   timer id → due time (ms): the partition's timers
  * rf:{p7}:timer:<timerId>                 string the TimerEvent JSON it becomes, less receivedAt
  * rf:{p7}:seen:<notificationId>           string EX 7 days: the notification was ingested
- * rf:{p7}:sms:<smsId>                     hash   rank, json (the message record)
+ * rf:{p7}:sms:<smsId>                     hash   rank, json (the message record), sent
+ * rf:{p7}:early-status:<smsId>            list   status event JSON that came before recordSent,
+ *                                                oldest first; EX 7 days
  * rf:{p7}:sent:<outboxMessageId>          string the sms id; EX 7 days
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
@@ -47,6 +49,8 @@ export function storeKeys(prefix: string, partitions: number) {
       lockPrefix: (queue: QueueName) => `${tag}lock:${queue}:`,
       seen: (notificationId: string) => `${tag}seen:${notificationId}`,
       messagePrefix: `${tag}sms:`,
+      /** Status events of an sms not yet recorded as sent, kept until `recordSent` moves them. */
+      earlyStatusPrefix: `${tag}early-status:`,
       sentPrefix: `${tag}sent:`,
       conversationPrefix: `${tag}conv:`,
       appliedPrefix: `${tag}applied:`,
@@ -80,6 +84,7 @@ export function storeKeys(prefix: string, partitions: number) {
       lockPrefix: keys.lockPrefix,
       seen: keys.seen,
       messagePrefix: keys.messagePrefix,
+      earlyStatusPrefix: keys.earlyStatusPrefix,
       sentPrefix: keys.sentPrefix,
       conversationPrefix: keys.conversationPrefix,
       appliedPrefix: keys.appliedPrefix,
@@ -93,6 +98,7 @@ export function storeKeys(prefix: string, partitions: number) {
       record: keys.conversationPrefix + id,
       applied: keys.appliedPrefix + id,
       message: (smsId: string) => keys.messagePrefix + smsId,
+      earlyStatuses: (smsId: string) => keys.earlyStatusPrefix + smsId,
       sent: (messageId: string) => keys.sentPrefix + messageId,
       /** The ids of the conversation's pending timers (an index of the partition's `timers`). */
       conversationTimers: keys.conversationTimersPrefix + id,

@@ -27,6 +27,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           seconds(storeLimits.seenTtlMs),
           keys.readyChannel,
           p.readyMessage('inbox'),
+          seconds(storeLimits.earlyStatusTtlMs),
         ];
         for (const item of group) {
           const update = item.status ? statusRecordOf({ ...item, status: item.status }) : null;
@@ -43,6 +44,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           p.ready('inbox'),
           p.listPrefix('inbox'),
           p.messagePrefix,
+          p.earlyStatusPrefix,
         ];
         scripts.queue(pipeline, 'ingest', scriptKeys, args);
       }

@@ -23,12 +23,16 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
 
     async recordSent(claim, messageId, record, now) {
       const c = keys.conversation(claim);
+      const sms = keys.conversation(record);
       const scriptKeys = [
         c.lock('outbox'),
         c.list('outbox'),
         c.sent(messageId),
-        keys.conversation(record).message(record.smsId),
+        sms.message(record.smsId),
         c.ready('outbox'),
+        sms.earlyStatuses(record.smsId),
+        c.list('inbox'),
+        c.ready('inbox'),
       ];
       const args = [
         claim.token,
@@ -40,6 +44,8 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
         JSON.stringify(statusFields),
         now,
         c.id,
+        keys.readyChannel,
+        c.readyMessage('inbox'),
       ];
       const reply = await withStoreErrors('recordSent', () =>
         scripts.run('record-sent', scriptKeys, args),

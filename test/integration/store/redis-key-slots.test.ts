@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../../src/store/redis/create-redis-store.ts';
 import { storeKeys } from '../../../src/store/redis/keys.ts';
+import { storeLimits } from '../../../src/store/store-limits.ts';
 import { connectTestRedis, randomPrefix } from '../../support/redis.ts';
 import {
   claimOf,
@@ -61,6 +62,7 @@ describe('redis key layout', () => {
       c.applied,
       c.seen('n-1'),
       c.message('sms-1'),
+      c.earlyStatuses('sms-1'),
       c.sent('e-1:0'),
       c.timers,
       c.timer('run-1:xstate.after.1000.survey.{odd}'),
@@ -71,6 +73,7 @@ describe('redis key layout', () => {
       c.listPrefix('inbox'),
       c.lockPrefix('outbox'),
       c.messagePrefix,
+      c.earlyStatusPrefix,
       c.sentPrefix,
     ];
     expect(c.list('inbox')).toBe(`rf:{p${c.number}}:inbox:paris:33612345678`);
@@ -99,9 +102,14 @@ describe('redis key layout', () => {
       };
       await store.failOutbound(outbox, 'e-0:1', failure, t0);
       await store.deferOutbound(outbox, 'e-0:2', 1, t0 + leaseMs);
+      // sms-early-… was never recorded sent (the sender died after POST /sms): its status waits.
       await store.ingest(
         `n-${p}`,
-        [statusItem('s-1', p, `sms-${p}`, 'delivered'), { event: replyEvent('r-1', p) }],
+        [
+          statusItem('s-1', p, `sms-${p}`, 'delivered'),
+          { event: replyEvent('r-1', p) },
+          statusItem('s-2', p, `sms-early-${p}`, 'sent'),
+        ],
         t0,
       );
       const inbox = await claimOf(store, 'inbox', p, t0 + 1);
@@ -126,6 +134,7 @@ describe('redis key layout', () => {
         'ready',
         'seen',
         'sms',
+        'early-status',
         'sent',
         'timers',
         'timer',
@@ -145,6 +154,12 @@ describe('redis key layout', () => {
     expect(slotOf(otherPartition).size).toBe(1);
     expect(await store.pendingEvents(keyOf(phone))).toHaveLength(3);
     expect(await store.pendingTimers(keyOf(phone))).toHaveLength(1);
+    const early = storeKeys(prefix, store.partitions)
+      .conversation(keyOf(phone))
+      .earlyStatuses(`sms-early-${phone}`);
+    expect(names).toContain(early);
+    expect(await redis.ttl(early)).toBeGreaterThan(storeLimits.earlyStatusTtlMs / 1000 - 60);
+    expect(await redis.ttl(early)).toBeLessThanOrEqual(storeLimits.earlyStatusTtlMs / 1000);
     await store.close();
     await redis.unlink(...names);
   });

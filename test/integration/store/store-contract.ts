@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { commitContract } from './contract/commit-contract.ts';
+import { earlyStatusContract } from './contract/early-status-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
@@ -35,6 +36,7 @@ export function describeStoreContract(
     };
 
     ingestContract(store);
+    earlyStatusContract(store);
     leaseContract(store);
     commitContract(store);
     outboxContract(store);

@@ -5,45 +5,60 @@
   the conversation becomes ready unless it already has a ready time (a claimed one keeps its
   lease; its release re-readies it).
 
+  A status that moved a message record replyflow has not yet recorded as sent (no `sent`
+  field: the status overtook the answer to POST /sms) is not pushed: it is appended to the
+  sms's early status list, which `recordSent` moves into the mailbox with the record's run.
+
   Input:
     KEYS[1] seen key of the notification in this partition
     KEYS[2] inbox ready set of the partition
     KEYS[3] mailbox key prefix (+ conversation id)
     KEYS[4] message record key prefix (+ sms id)
+    KEYS[5] early status list key prefix (+ sms id)
     ARGV[1] now (ms)
     ARGV[2] seen TTL (s)
     ARGV[3] ready channel
     ARGV[4] ready message
-    ARGV[5..] five per item: conversation id, event JSON, sms id ('' unless a status item),
+    ARGV[5] early status list TTL (s)
+    ARGV[6..] five per item: conversation id, event JSON, sms id ('' unless a status item),
               status rank, message record JSON (created as is, or merged into the existing one)
   Output:
     {1, 0} when the partition had already seen the notification, else {0, events pushed}
+    (statuses kept in an early status list are not counted)
 ]]
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
   return {1, 0}
 end
 
 local pushed = 0
-for i = 5, #ARGV, 5 do
+for i = 6, #ARGV, 5 do
   local push = true
   local smsId = ARGV[i + 2]
   if smsId ~= '' then
     local key = KEYS[4] .. smsId
     local rank = tonumber(ARGV[i + 3])
-    local current = redis.call('HGET', key, 'rank')
-    if current and tonumber(current) >= rank then
+    local current = redis.call('HMGET', key, 'rank', 'sent', 'json')
+    if current[1] and tonumber(current[1]) >= rank then
       push = false
     else
       local json = ARGV[i + 4]
-      local existing = redis.call('HGET', key, 'json')
-      if existing then
-        local record = cjson.decode(existing)
+      local sent = current[2] == '1'
+      if current[3] then
+        local record = cjson.decode(current[3])
+        -- A record written by recordSent before the `sent` field existed carries its run.
+        sent = sent or record.runId ~= nil
         for field, value in pairs(cjson.decode(json)) do
           record[field] = value
         end
         json = cjson.encode(record)
       end
       redis.call('HSET', key, 'rank', rank, 'json', json)
+      if not sent then
+        local early = KEYS[5] .. smsId
+        redis.call('RPUSH', early, ARGV[i + 1])
+        redis.call('EXPIRE', early, ARGV[5])
+        push = false
+      end
     end
   end
   if push then

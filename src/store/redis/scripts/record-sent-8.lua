@@ -1,8 +1,10 @@
 --[[
   Records that the service accepted an outbox message: sets its "sent" guard (the first sms
   id wins), writes the message record keeping the status fields of an existing record ranked
-  at least as far along, and pops the message when it is the head. These happen even when the
-  token lost the lock, because the send did happen; only the lease extension needs the lock.
+  at least as far along, marks it sent, moves the status events that came before it (the
+  sms's early status list) onto the conversation's mailbox, in arrival order and with the
+  record's runId, and pops the message when it is the head. These happen even when the token
+  lost the lock, because the send did happen; only the lease extension needs the lock.
 
   Input:
     KEYS[1] outbox lock
@@ -10,6 +12,9 @@
     KEYS[3] sent guard of the message
     KEYS[4] message record
     KEYS[5] outbox ready set of the partition
+    KEYS[6] early status list of the sms
+    KEYS[7] inbox list (mailbox) of the conversation
+    KEYS[8] inbox ready set of the partition
     ARGV[1] token
     ARGV[2] outbox message id
     ARGV[3] sms id
@@ -19,6 +24,8 @@
     ARGV[7] JSON array of the status field names
     ARGV[8] now (ms)
     ARGV[9] conversation id
+    ARGV[10] ready channel
+    ARGV[11] inbox ready message of the partition
   Output:
     'ok' | 'lost-lock'
 ]]
@@ -46,7 +53,20 @@ if existing then
   end
   json = cjson.encode(new)
 end
-redis.call('HSET', KEYS[4], 'rank', rank, 'json', json)
+redis.call('HSET', KEYS[4], 'rank', rank, 'json', json, 'sent', '1')
+
+local early = redis.call('LRANGE', KEYS[6], 0, -1)
+if #early > 0 then
+  local runId = cjson.decode(json).runId
+  for _, eventJson in ipairs(early) do
+    local event = cjson.decode(eventJson)
+    event.runId = runId
+    redis.call('RPUSH', KEYS[7], cjson.encode(event))
+  end
+  redis.call('DEL', KEYS[6])
+  redis.call('ZADD', KEYS[8], 'NX', ARGV[8], ARGV[9])
+  redis.call('PUBLISH', ARGV[10], ARGV[11])
+end
 
 local head = redis.call('LINDEX', KEYS[2], 0)
 if head and cjson.decode(head).id == ARGV[2] then

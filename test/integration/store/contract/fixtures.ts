@@ -215,3 +215,27 @@ export async function commitTimers(
   expect(result.ok).toBe(true);
   await store.release(claim, now);
 }
+
+/**
+ * Queues message `messageId` in `phone`'s outbox (through a step, as the bot does) and claims
+ * the outbox, so the test can call `recordSent` for it. The inbox is left empty and not ready.
+ */
+export async function claimQueued(
+  store: Store,
+  phone: string,
+  messageId: string,
+  now = t0,
+): Promise<Claim> {
+  await queueOutbound(store, phone, [outboundMessage(phone, messageId)], now);
+  return claimOf(store, 'outbox', phone, now);
+}
+
+/** Sends `smsId` as far as the store is concerned: queued, recorded sent, outbox released. */
+export async function recordedSms(store: Store, phone: string, smsId: string, now = t0) {
+  const messageId = `e-${smsId}:0`;
+  const claim = await claimQueued(store, phone, messageId, now);
+  expect(
+    await store.recordSent(claim, messageId, sentRecord(phone, smsId, messageId), now),
+  ).toEqual({ ok: true });
+  await store.release(claim, now);
+}

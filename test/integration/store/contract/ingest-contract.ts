@@ -4,6 +4,7 @@ import {
   claimOf,
   keyOf,
   phonesInDistinctPartitions,
+  recordedSms,
   replyEvent,
   startEvent,
   statusItem,
@@ -66,12 +67,13 @@ export function ingestContract(store: () => Store): void {
       expect(await store().ingest('n-empty', [], t0)).toEqual({ duplicate: false, pushed: 0 });
     });
 
-    it('creates the message record for a status of an unknown sms and pushes the event', async () => {
+    it('creates the message record for a status of an unknown sms, and keeps the event out of the mailbox', async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       expect(await store().ingest('n-1', [statusItem('s-1', phone, 'sms-1', 'sent')], t0)).toEqual({
         duplicate: false,
-        pushed: 1,
+        pushed: 0,
       });
+      expect(await store().pendingEvents(keyOf(phone))).toEqual([]);
       expect(await store().getMessage(phone, 'sms-1')).toEqual({
         v: 1,
         location: 'paris',
@@ -87,7 +89,12 @@ export function ingestContract(store: () => Store): void {
 
     it('moves a message status forward only: a late or repeated status is neither written nor pushed', async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
-      await store().ingest('n-1', [statusItem('s-1', phone, 'sms-1', 'pending')], t0);
+      await recordedSms(store(), phone, 'sms-1');
+      // recordSent wrote `pending`: a `pending` status does not move it.
+      expect(
+        await store().ingest('n-0', [statusItem('s-0', phone, 'sms-1', 'pending')], t0),
+      ).toMatchObject({ pushed: 0 });
+      await store().ingest('n-1', [statusItem('s-1', phone, 'sms-1', 'sent')], t0);
       await store().ingest('n-2', [statusItem('s-2', phone, 'sms-1', 'delivered')], t0);
       expect(await store().ingest('n-3', [statusItem('s-3', phone, 'sms-1', 'sent')], t0)).toEqual({
         duplicate: false,
