@@ -1,16 +1,12 @@
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import {
-  createSharedLimiter,
-  limiterOptionsFor,
-  type SharedLimiter,
-} from '../outbox/create-shared-limiter.ts';
+import type { SharedLimiter } from '../outbox/shared-limiter.ts';
+import { createMemorySendLimiter } from '../store/memory/create-memory-send-limiter.ts';
+import { createRedisSendLimiter } from '../store/redis/create-redis-send-limiter.ts';
 import type { LocationConfig } from './config.ts';
 
 /**
- * One shared limiter per location, at the location's `rateLimitPerSecond`. On Redis every
- * process draws from the same budget; should Redis fail, each process falls back to an
- * in-memory limiter at the same rate (the insurance limiter) rather than stop sending.
+ * One send limiter per location, at the location's `rateLimitPerSecond`: on Redis one schedule
+ * that every process draws from; in memory (no REDIS_URL) this process's own.
  */
 export function createSendLimiters(
   locations: readonly LocationConfig[],
@@ -18,18 +14,16 @@ export function createSendLimiters(
   prefix: string,
 ): Map<string, SharedLimiter> {
   return new Map(
-    locations.map((location) => {
-      const window = limiterOptionsFor(location.rateLimitPerSecond);
-      const memory = new RateLimiterMemory({ ...window, keyPrefix: `${prefix}ratelimit` });
-      const limiter = redis
-        ? new RateLimiterRedis({
-            ...window,
-            storeClient: redis,
-            keyPrefix: `${prefix}ratelimit`,
-            insuranceLimiter: memory,
+    locations.map((location) => [
+      location.name,
+      redis
+        ? createRedisSendLimiter({
+            redis,
+            prefix,
+            location: location.name,
+            perSecond: location.rateLimitPerSecond,
           })
-        : memory;
-      return [location.name, createSharedLimiter(limiter, location.name)];
-    }),
+        : createMemorySendLimiter(location.rateLimitPerSecond),
+    ]),
   );
 }

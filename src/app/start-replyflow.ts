@@ -8,7 +8,7 @@ import { createWorker } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createSender } from '../outbox/create-sender.ts';
-import type { SharedLimiter } from '../outbox/create-shared-limiter.ts';
+import type { SharedLimiter } from '../outbox/shared-limiter.ts';
 import { createMessagingClients } from '../provider/create-messaging-clients.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';

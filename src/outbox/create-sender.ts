@@ -4,7 +4,7 @@ import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { MessageRecord, OutboundMessage } from '../store/records.ts';
 import type { Claim, OutboxView, Store } from '../store/store.ts';
-import type { SharedLimiter } from './create-shared-limiter.ts';
+import type { SharedLimiter } from './shared-limiter.ts';
 import { classifySendError, type SmsGateway } from './sms-gateway.ts';
 
 export interface SenderOptions {

@@ -111,6 +111,11 @@ export function storeKeys(prefix: string, partitions: number) {
     conversation,
     deadLetters: `${prefix}dead-letters`,
     readyChannel: `${prefix}ready`,
+    /** A location's send schedule (shared rate limit): both keys in one slot, tagged by location. */
+    sendSchedule: (location: string) => ({
+      nextSlot: `${prefix}{send:${location}}:next-slot`,
+      pausedUntil: `${prefix}{send:${location}}:paused-until`,
+    }),
   };
 }
 

@@ -35,7 +35,8 @@ export type ScriptName =
   | 'defer-outbound'
   | 'fail-outbound'
   | 'claim-due-timers'
-  | 'read-timers';
+  | 'read-timers'
+  | 'reserve-send-slot';
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;

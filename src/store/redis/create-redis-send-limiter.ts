@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+import { limiterFromSchedule } from '../send-schedule.ts';
+import { storeKeys } from './keys.ts';
+import { withStoreErrors } from './redis-store-context.ts';
+import { defineStoreScripts } from './store-scripts.ts';
+
+/**
+ * The send limiter of one location, shared by every process on this Redis: one schedule of
+ * slots `1 / perSecond` apart (`reserve-send-slot-2.lua`), so all processes together keep the
+ * rate, and a 429's pause holds them all back. A fixed-window counter would let up to twice the
+ * rate through across a window's edge; reserved slots never do.
+ */
+export function createRedisSendLimiter(options: {
+  redis: Redis;
+  prefix?: string;
+  location: string;
+  perSecond: number;
+}) {
+  const keys = storeKeys(options.prefix ?? 'rf:', 1).sendSchedule(options.location);
+  const scripts = defineStoreScripts(options.redis);
+  const run = async (mode: string, value: number) =>
+    Number(
+      await withStoreErrors('reserveSendSlot', () =>
+        scripts.run('reserve-send-slot', [keys.nextSlot, keys.pausedUntil], [mode, value]),
+      ),
+    );
+  const interval = 1000 / options.perSecond;
+  return limiterFromSchedule({
+    reserve: () => run('reserve', interval),
+    pausedFor: () => run('check', 0),
+    pause: async (ms) => {
+      await run('pause', ms);
+    },
+  });
+}
