@@ -90,8 +90,8 @@ interface RunResult {
   duplicateSms: number;
 }
 
-const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 4000] [--hot 500] [--rate 1000]
-           [--latency-seconds 5] [--connections 50] [--rate-connections 10] [--profile]
+const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 3000] [--hot 500] [--rate 1000]
+           [--latency-seconds 4] [--connections 50] [--rate-connections 10] [--profile]
            [--only replyflow,baseline,replyflow-web] [--replyflow-env NAME=value]...`;
 
 const benchmark: Benchmark = {
@@ -108,10 +108,10 @@ function parseSettings(args: readonly string[]): Settings {
     options: {
       runs: { type: 'string', default: '3' },
       phones: { type: 'string', default: '1000' },
-      turns: { type: 'string', default: '4000' },
+      turns: { type: 'string', default: '3000' },
       hot: { type: 'string', default: '500' },
       rate: { type: 'string', default: '1000' },
-      'latency-seconds': { type: 'string', default: '5' },
+      'latency-seconds': { type: 'string', default: '4' },
       connections: { type: 'string', default: '50' },
       'rate-connections': { type: 'string', default: '10' },
       profile: { type: 'boolean', default: false },
