@@ -2,12 +2,7 @@ import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
 import type { BotInput } from '../bot/bot-events.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Bot } from '../bot/define-bot.ts';
-import type {
-  ConversationRecord,
-  MailboxEvent,
-  MessageRecord,
-  OutboundMessage,
-} from '../store/records.ts';
+import type { ConversationRecord, MailboxEvent, MessageRecord } from '../store/records.ts';
 import type { StepCommit } from '../store/store.ts';
 import { collectEffects } from './collect-effects.ts';
 import { implicitEnd } from './implicit-end.ts';

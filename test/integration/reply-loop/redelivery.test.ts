@@ -39,7 +39,7 @@ describe('a notification delivered many times', () => {
     // The rest are the sms.status notifications of the two answers.
     expect(applied.filter((id) => id.startsWith('n-redeliver'))).toEqual(['n-redeliver-1:0']);
     const record = await loop.store.getConversation({ location: 'paris', phone });
-    expect((record?.snapshot as { context: { seen: string[] } }).context.seen).toEqual([
+    expect((record!.snapshot as { context: { seen: string[] } }).context.seen).toEqual([
       'ECHO once',
     ]);
   });

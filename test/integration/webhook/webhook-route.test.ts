@@ -175,7 +175,7 @@ describe('POST /webhooks/:location/:secret', () => {
       runId: expect.any(String),
     });
     const conversation = await loop.store.getConversation({ location, phone });
-    const statuses = (conversation?.snapshot as { context: { statuses: string[] } }).context
+    const statuses = (conversation!.snapshot as { context: { statuses: string[] } }).context
       .statuses;
     expect(statuses.filter((s) => s.startsWith(smsId))).toEqual(heard);
     expect(heard.at(-1)).toBe(`${smsId}:delivered:DELIVRD`);
