@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { freePort } from '../../test/support/free-port.ts';
+import { waitForRedis } from '../../test/support/wait-for-redis.ts';
 
 export interface BenchRedis {
   url: string;
@@ -78,46 +79,4 @@ export async function deleteKeys(redis: Redis, prefix: string): Promise<number> 
     if (keys.length > 0) deleted += await redis.unlink(...keys);
   } while (cursor !== '0');
   return deleted;
-}
-
-async function waitForRedis(url: string): Promise<string> {
-  const deadline = Date.now() + 10_000;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    const redis = new Redis(url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    redis.on('error', (error) => {
-      lastError = error;
-    });
-    try {
-      await redis.connect();
-      const info = await redis.info('server');
-      return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
-    } catch (error) {
-      lastError = error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    } finally {
-      redis.disconnect();
-    }
-  }
-  throw new Error(`Redis at ${url} did not answer within 10 s`, { cause: lastError });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.unref();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { Redis } from 'ioredis';
 import type { TestProject } from 'vitest/node';
 import { freePort } from './free-port.ts';
+import { waitForRedis } from './wait-for-redis.ts';
 
 /**
  * Finds the Redis the tests use: `REDIS_URL` when set, otherwise a throwaway `redis-server`
@@ -34,32 +34,6 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   server?.kill('SIGTERM');
-}
-
-async function waitForRedis(url: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    const redis = new Redis(url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    redis.on('error', (error) => {
-      lastError = error;
-    });
-    try {
-      await redis.connect();
-      await redis.ping();
-      return;
-    } catch (error) {
-      lastError = error;
-      await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      redis.disconnect();
-    }
-  }
-  throw new Error(`Redis at ${url} did not answer PING within 10 s`, { cause: lastError });
 }
 
 declare module 'vitest' {
