@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
-import { Redis } from 'ioredis';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { createWorker } from '../conversation/create-worker.ts';
@@ -13,13 +12,13 @@ import { createMessagingClients } from '../provider/create-messaging-clients.ts'
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { createScheduler } from '../scheduler/create-scheduler.ts';
-import { createMemoryStore } from '../store/memory/create-memory-store.ts';
-import { createRedisStore, redisOptionsForStore } from '../store/redis/create-redis-store.ts';
 import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
+import { openStore } from './open-store.ts';
+import { registerWebhooks } from './register-webhooks.ts';
 
 export interface StartOptions {
   config: AppConfig;
@@ -144,45 +143,4 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       if (!options.clients) await Promise.all([...clients.values()].map((c) => c.close()));
     },
   };
-}
-
-function openStore(config: AppConfig, logger: Logger): { store: Store; redis?: Redis } {
-  if (!config.redisUrl) {
-    logger.warn(
-      'REDIS_URL is not set: using the in-memory store (one process; conversations are lost on exit)',
-    );
-    return { store: createMemoryStore({}) };
-  }
-  const redis = new Redis(config.redisUrl, redisOptionsForStore());
-  // Failed calls surface as StoreUnavailableError where they happen; this only reports the
-  // connection's state, once per outage rather than once per reconnect attempt.
-  let down = false;
-  redis.on('error', (error) => {
-    if (!down) logger.error({ err: error }, 'Redis connection lost; retrying (check REDIS_URL)');
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) logger.info('Redis connection back');
-    down = false;
-  });
-  const store = createRedisStore({
-    redis,
-    prefix: config.redisPrefix,
-    onError: (error) => logger.warn({ err: error }, 'store background error'),
-  });
-  return { store, redis };
-}
-
-async function registerWebhooks(
-  config: AppConfig,
-  clients: Map<string, MessagingClient>,
-  logger: Logger,
-) {
-  for (const location of config.locations) {
-    const url = `${config.publicUrl}/webhooks/${location.name}/${location.webhookSecret}`;
-    const client = clients.get(location.name);
-    if (!client) continue;
-    await client.webhooks.ensure(url, ['sms.status', 'sms.reply']);
-    logger.info({ location: location.name }, 'webhook registered for sms.status and sms.reply');
-  }
 }
