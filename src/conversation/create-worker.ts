@@ -5,7 +5,7 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { MessageRecord } from '../store/records.ts';
-import type { Claim, InboxView, Store } from '../store/store.ts';
+import type { Claim, ClaimWithView, InboxView, Store } from '../store/store.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
 export interface WorkerOptions {
@@ -50,9 +50,10 @@ export function createWorker(options: WorkerOptions): Worker {
     handle: drain,
   });
 
-  async function drain(claim: Claim): Promise<void> {
+  // The claim came with the first view: no read before the first step.
+  async function drain({ view: first, ...claim }: ClaimWithView<'inbox'>): Promise<void> {
     try {
-      let view: InboxView = await store.readInbox(claim);
+      let view: InboxView = first;
       while (view.next && consumer.running) {
         const event = view.next;
         const { commit, outcome } = runStep({

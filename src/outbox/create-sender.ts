@@ -3,7 +3,7 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { MessageRecord, OutboundMessage } from '../store/records.ts';
-import type { Claim, OutboxView, Store } from '../store/store.ts';
+import type { Claim, ClaimWithView, OutboxView, Store } from '../store/store.ts';
 import type { SharedLimiter } from './shared-limiter.ts';
 import { classifySendError, type SmsGateway } from './sms-gateway.ts';
 
@@ -28,7 +28,8 @@ export interface SenderOptions {
   random?: () => number;
 }
 
-type Outcome = 'sent' | 'failed' | 'deferred' | 'lost';
+/** What became of one message; a recorded send carries the outbox's next view. */
+type Outcome = { kind: 'sent'; next: OutboxView } | { kind: 'failed' | 'deferred' | 'lost' };
 
 /**
  * The outbox sender: claims conversations with messages to send and sends them in the order
@@ -57,15 +58,16 @@ export function createSender(options: SenderOptions) {
     handle: sendAll,
   });
 
-  async function sendAll(claim: Claim): Promise<void> {
+  // The claim came with the first view, and each recorded send returns the next one.
+  async function sendAll({ view: first, ...claim }: ClaimWithView<'outbox'>): Promise<void> {
     let deferred = false;
     try {
-      let view: OutboxView = await store.readOutbox(claim);
+      let view: OutboxView = first;
       while (view.message && consumer.running) {
         const outcome = await sendOne(claim, view);
-        if (outcome === 'deferred') deferred = true;
-        if (outcome === 'deferred' || outcome === 'lost') return;
-        view = await store.readOutbox(claim);
+        if (outcome.kind === 'deferred') deferred = true;
+        if (outcome.kind === 'deferred' || outcome.kind === 'lost') return;
+        view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim);
       }
     } finally {
       // A deferral released the claim already, with the conversation ready again later.
@@ -88,7 +90,7 @@ export function createSender(options: SenderOptions) {
         known ?? record(message, view.sentSmsId),
         clock.now(),
       );
-      return result.ok ? 'sent' : 'lost';
+      return result.ok ? { kind: 'sent', next: result.nextOutbox } : { kind: 'lost' };
     }
     let smsId: string;
     try {
@@ -103,7 +105,7 @@ export function createSender(options: SenderOptions) {
         { outbox: message.id, smsId },
         'sent and recorded, but the claim was lost',
       );
-    return result.ok ? 'sent' : 'lost';
+    return result.ok ? { kind: 'sent', next: result.nextOutbox } : { kind: 'lost' };
   }
 
   async function handleFailure(
@@ -128,7 +130,7 @@ export function createSender(options: SenderOptions) {
         'send failed; will retry',
       );
       const result = await store.deferOutbound(claim, message.id, attempts, now + delay);
-      return result.ok ? 'deferred' : 'lost';
+      return { kind: result.ok ? 'deferred' : 'lost' };
     }
     log.error(
       { outbox: message.id, attempts, reason: failure.reason },
@@ -152,7 +154,7 @@ export function createSender(options: SenderOptions) {
       },
       now,
     );
-    return result.ok ? 'failed' : 'lost';
+    return { kind: result.ok ? 'failed' : 'lost' };
   }
 
   function logFor(message: OutboundMessage): Logger {

@@ -1,11 +1,11 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createWakeSignal } from './create-wake-signal.ts';
-import type { Claim, QueueName, Store } from './store.ts';
+import type { ClaimWithView, QueueName, Store } from './store.ts';
 
-export interface QueueConsumerOptions {
+export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
   store: Store;
-  queue: QueueName;
+  queue: Q;
   clock: Clock;
   logger: Logger;
   /** Claims handled at once by this process. */
@@ -13,8 +13,11 @@ export interface QueueConsumerOptions {
   leaseMs: number;
   /** Longest sleep between scans when no ready signal arrives. */
   idleMs: number;
-  /** Does the work of one claim; it must release the claim (or let its lease run out). */
-  handle(claim: Claim): Promise<void>;
+  /**
+   * Does the work of one claim, starting from the view the claim came with; it must release
+   * the claim (or let its lease run out).
+   */
+  handle(claim: ClaimWithView<Q>): Promise<void>;
 }
 
 export interface QueueConsumer {
@@ -36,7 +39,9 @@ export interface QueueConsumer {
  * deferred message's time, a lost pub/sub message) is thus still found within about `idleMs`,
  * as before, while a busy process stops spending most of its claims on empty partitions.
  */
-export function createQueueConsumer(options: QueueConsumerOptions): QueueConsumer {
+export function createQueueConsumer<Q extends QueueName>(
+  options: QueueConsumerOptions<Q>,
+): QueueConsumer {
   const { store, logger } = options;
   const wake = createWakeSignal();
   let running = false;

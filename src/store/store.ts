@@ -46,8 +46,19 @@ export interface Store {
    * with a fresh token for `leaseMs`, and hides it from other claimers for that long. A
    * claimer that dies loses the lock when the lease runs out; the conversation is then
    * claimable again. Resolves null when nothing is ready.
+   *
+   * The claim comes with `view`, read in the same atomic call right after the lock was taken:
+   * for `inbox` the `InboxView` that `readInbox(claim)` would then return, for `outbox` the
+   * `OutboxView` of `readOutbox(claim)`. A worker or sender starts from it without another
+   * round trip. `view` is a snapshot: pass the claim on as a plain `Claim` (the other methods
+   * ignore `view`).
    */
-  claim(queue: QueueName, partition: number, leaseMs: number, now: number): Promise<Claim | null>;
+  claim<Q extends QueueName>(
+    queue: Q,
+    partition: number,
+    leaseMs: number,
+    now: number,
+  ): Promise<ClaimWithView<Q> | null>;
 
   /** Releases a claim: the lock is deleted (compare-and-delete on the token), and the
    * conversation stays ready if its list is not empty (at `notBefore` when given). */
@@ -77,14 +88,16 @@ export interface Store {
    * `ingest` kept waiting for this sms move, in arrival order, to the tail of the
    * conversation's mailbox, each with `runId` set to the record's; the conversation is then
    * marked ready (unless it has a ready time) and announced. All of this happens even when the
-   * claim lost the lock (the answer is then `lost-lock`).
+   * claim lost the lock (the answer is then `lost-lock`). On success, returns the view of the
+   * outbox after the pop (`nextOutbox`, what `readOutbox(claim)` would then return), so a send
+   * loop needs one call per message.
    */
   recordSent(
     claim: Claim,
     messageId: string,
     record: MessageRecord,
     now: number,
-  ): Promise<CommitResult>;
+  ): Promise<RecordSentResult>;
 
   /** A transient failure: store the head message's new attempt count and release the claim
    * with the conversation ready again at `notBefore`. */
@@ -159,6 +172,15 @@ export interface Claim extends ConversationKey {
   token: string;
 }
 
+/** The view a queue's claimer reads first: `InboxView` for `inbox`, `OutboxView` for `outbox`. */
+export type QueueView<Q extends QueueName> = Q extends 'inbox' ? InboxView : OutboxView;
+
+/** A claim with the first view of its queue, read atomically with it (see `Store.claim`). */
+export type ClaimWithView<Q extends QueueName = QueueName> = Claim & {
+  queue: Q;
+  view: QueueView<Q>;
+};
+
 export interface InboxView {
   record: ConversationRecord | null;
   next: MailboxEvent | null;
@@ -188,4 +210,9 @@ export interface StepCommit {
 
 export type CommitResult =
   | { ok: true; next?: InboxView }
+  | { ok: false; reason: 'lost-lock' | 'stale' };
+
+/** `recordSent`'s answer: on success, the outbox's next view (after the pop). */
+export type RecordSentResult =
+  | { ok: true; nextOutbox: OutboxView }
   | { ok: false; reason: 'lost-lock' | 'stale' };

@@ -3,7 +3,7 @@ import { conversationId, parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
 import { type MessageRecord, statusRank } from '../records.ts';
-import type { Store } from '../store.ts';
+import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
@@ -63,7 +63,18 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       const token = newToken();
       const id = queues[queue].claim(partition, leaseMs, now, token);
-      return id === null ? null : { queue, partition, token, ...parseConversationId(id) };
+      if (id === null) return null;
+      const key = parseConversationId(id);
+      // The first view, read with the claim as the Redis script does.
+      const view = queue === 'inbox' ? state.inboxView(key) : state.outboxView(key);
+      const claimed: ClaimWithView<typeof queue> = {
+        queue,
+        partition,
+        token,
+        ...key,
+        view: view as QueueView<typeof queue>,
+      };
+      return claimed;
     },
 
     async release(claim, now, notBefore) {

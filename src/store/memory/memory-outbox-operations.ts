@@ -19,11 +19,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
 
   return {
     async readOutbox(claim) {
-      const message = state.head<OutboundMessage>('outbox', claim);
-      const guard = message
-        ? state.sent.get(state.inPartition(claim.phone, message.id))
-        : undefined;
-      return { message, sentSmsId: guard?.smsId ?? null };
+      return state.outboxView(claim);
     },
 
     async recordSent(claim, messageId, record, now) {
@@ -52,7 +48,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       if (state.headIs('outbox', claim, messageId)) outbox.pop(id);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       outbox.extend(id, claim.partition, now);
-      return { ok: true };
+      return { ok: true, nextOutbox: state.outboxView(claim) };
     },
 
     async deferOutbound(claim, messageId, attempts, notBefore) {

@@ -1,8 +1,8 @@
 import { conversationId } from '../conversation-id.ts';
 import { partitionOf } from '../partition-of.ts';
 import type { ReadyListeners } from '../ready-listeners.ts';
-import type { ConversationKey, MailboxEvent, MessageRecord } from '../records.ts';
-import type { InboxView, QueueName } from '../store.ts';
+import type { ConversationKey, MailboxEvent, MessageRecord, OutboundMessage } from '../records.ts';
+import type { InboxView, OutboxView, QueueName } from '../store.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
 import { MemoryTimers } from './memory-timers.ts';
 
@@ -80,6 +80,13 @@ export class MemoryState {
       next,
       origin: parse<MessageRecord>(origin),
     };
+  }
+
+  /** The outbox's head message and the sms id its "sent" guard holds, as `readOutbox` answers. */
+  outboxView(key: ConversationKey): OutboxView {
+    const message = this.head<OutboundMessage>('outbox', key);
+    const guard = message ? this.sent.get(this.inPartition(key.phone, message.id)) : undefined;
+    return { message, sentSmsId: guard?.smsId ?? null };
   }
 
   /** The early status events of a message record key still kept at `now` (Redis expires the list). */

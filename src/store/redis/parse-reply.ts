@@ -1,5 +1,5 @@
-import type { MailboxEvent, MessageRecord } from '../records.ts';
-import type { CommitResult, InboxView } from '../store.ts';
+import type { MailboxEvent, MessageRecord, OutboundMessage } from '../records.ts';
+import type { CommitResult, InboxView, OutboxView, RecordSentResult } from '../store.ts';
 
 /** A JSON value from a script reply, where the scripts answer '' (or Redis nil) for "none". */
 export function jsonOrNull<T>(value: unknown): T | null {
@@ -9,7 +9,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua` and `commit-step-11.lua` return them. */
+/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-11.lua` and `claim-6.lua` (inbox) return them. */
 export function inboxViewOf(reply: unknown[]): InboxView {
   const [record, next, origin] = reply;
   return {
@@ -17,6 +17,23 @@ export function inboxViewOf(reply: unknown[]): InboxView {
     next: jsonOrNull<MailboxEvent>(next),
     origin: jsonOrNull<MessageRecord>(origin),
   };
+}
+
+/** `{head message JSON, sms id}` pairs, as `read-outbox-2.lua`, `record-sent-9.lua` and `claim-6.lua` (outbox) return them. */
+export function outboxViewOf(reply: unknown[]): OutboxView {
+  const [message, smsId] = reply;
+  return {
+    message: jsonOrNull<OutboundMessage>(message),
+    sentSmsId: typeof smsId === 'string' && smsId !== '' ? smsId : null,
+  };
+}
+
+/** `record-sent-9.lua`'s reply: `{'ok', next head, sms id}` or `{'lost-lock'}`. */
+export function recordSentResultOf(reply: unknown): RecordSentResult {
+  const [status, ...view] = Array.isArray(reply) ? reply : [reply];
+  if (status === 'ok') return { ok: true, nextOutbox: outboxViewOf(view) };
+  if (status === 'lost-lock') return { ok: false, reason: status };
+  throw new Error(`unexpected store script reply ${String(status)}`);
 }
 
 /** The `'ok' | 'lost-lock' | 'stale'` status reply of the outbox scripts. */

@@ -3,10 +3,10 @@ import { parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
 import { statusRank } from '../records.ts';
-import type { Store } from '../store.ts';
+import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { timerEventJsonStart } from '../timer-event-json.ts';
-import { inboxViewOf } from './parse-reply.ts';
+import { inboxViewOf, outboxViewOf } from './parse-reply.ts';
 import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
 
 type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
@@ -66,12 +66,29 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       }
       const p = keys.partition(partition);
       const token = context.newToken();
-      const scriptKeys = [p.ready(queue), p.lockPrefix(queue), p.listPrefix(queue)];
-      const id = await withStoreErrors('claim', () =>
-        scripts.run('claim', scriptKeys, [now, leaseMs, token]),
+      const scriptKeys = [
+        p.ready(queue),
+        p.lockPrefix(queue),
+        p.listPrefix(queue),
+        p.conversationPrefix,
+        p.messagePrefix,
+        p.sentPrefix,
+      ];
+      const reply = await withStoreErrors('claim', () =>
+        scripts.run('claim', scriptKeys, [now, leaseMs, token, queue]),
       );
+      if (!Array.isArray(reply)) return null;
+      const [id, ...view] = reply as unknown[];
       if (typeof id !== 'string' || id === '') return null;
-      return { queue, partition, token, ...parseConversationId(id) };
+      const first = queue === 'inbox' ? inboxViewOf(view) : outboxViewOf(view);
+      const claimed: ClaimWithView<typeof queue> = {
+        queue,
+        partition,
+        token,
+        ...parseConversationId(id),
+        view: first as QueueView<typeof queue>,
+      };
+      return claimed;
     },
 
     async release(claim, now, notBefore) {

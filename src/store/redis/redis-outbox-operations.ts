@@ -2,7 +2,7 @@ import { statusFields } from '../message-status.ts';
 import { statusRank } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
-import { commitResultOf, jsonOrNull } from './parse-reply.ts';
+import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
 
 type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
@@ -12,13 +12,10 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
   return {
     async readOutbox(claim) {
       const c = keys.conversation(claim);
-      const [message, smsId] = (await withStoreErrors('readOutbox', () =>
+      const reply = await withStoreErrors('readOutbox', () =>
         scripts.run('read-outbox', [c.list('outbox'), c.sentPrefix], []),
-      )) as unknown[];
-      return {
-        message: jsonOrNull(message),
-        sentSmsId: typeof smsId === 'string' && smsId !== '' ? smsId : null,
-      };
+      );
+      return outboxViewOf(reply as unknown[]);
     },
 
     async recordSent(claim, messageId, record, now) {
@@ -33,6 +30,7 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
         sms.earlyStatuses(record.smsId),
         c.list('inbox'),
         c.ready('inbox'),
+        c.sentPrefix,
       ];
       const args = [
         claim.token,
@@ -50,7 +48,7 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
       const reply = await withStoreErrors('recordSent', () =>
         scripts.run('record-sent', scriptKeys, args),
       );
-      return commitResultOf(reply);
+      return recordSentResultOf(reply);
     },
 
     async deferOutbound(claim, messageId, attempts, notBefore) {

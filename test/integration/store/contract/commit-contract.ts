@@ -130,7 +130,9 @@ export function commitContract(store: () => Store): void {
       );
       const claim = await claimOf(store(), 'inbox', phone, t0);
       const view = await store().readInbox(claim);
-      expect(view).toMatchObject({ next: { id: 'e-1' }, origin: sent });
+      expect(view).toMatchObject({ record: { seq: 1 }, next: { id: 'e-1' }, origin: sent });
+      // The claim came with the same view, origin included.
+      expect(claim.view).toEqual(view);
       const result = await store().commitStep(
         claim,
         { eventId: 'e-1', expectedSeq: 1, record: null, outbound: [] },

@@ -9,7 +9,7 @@ import type {
   StatusEvent,
   TimerRecord,
 } from '../../../../src/store/records.ts';
-import type { Claim, QueueName, StepCommit, Store } from '../../../../src/store/store.ts';
+import type { ClaimWithView, QueueName, StepCommit, Store } from '../../../../src/store/store.ts';
 
 /** The injected clock of every contract test: times are arguments, nothing sleeps. */
 export const t0 = 1_763_700_000_000;
@@ -151,12 +151,12 @@ export function sentRecord(phone: string, smsId: string, outboxId: string): Mess
 }
 
 /** Claims the conversation of `phone` in `queue`, failing the test when something else or nothing comes. */
-export async function claimOf(
+export async function claimOf<Q extends QueueName>(
   store: Store,
-  queue: QueueName,
+  queue: Q,
   phone: string,
   now: number,
-): Promise<Claim> {
+): Promise<ClaimWithView<Q>> {
   const claim = await store.claim(queue, store.partitionOf(phone), leaseMs, now);
   expect(claim).toMatchObject({ queue, location, phone, partition: store.partitionOf(phone) });
   return claim!;
@@ -225,7 +225,7 @@ export async function claimQueued(
   phone: string,
   messageId: string,
   now = t0,
-): Promise<Claim> {
+): Promise<ClaimWithView<'outbox'>> {
   await queueOutbound(store, phone, [outboundMessage(phone, messageId)], now);
   return claimOf(store, 'outbox', phone, now);
 }
@@ -236,6 +236,6 @@ export async function recordedSms(store: Store, phone: string, smsId: string, no
   const claim = await claimQueued(store, phone, messageId, now);
   expect(
     await store.recordSent(claim, messageId, sentRecord(phone, smsId, messageId), now),
-  ).toEqual({ ok: true });
+  ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null } });
   await store.release(claim, now);
 }

@@ -5,8 +5,10 @@ import {
   conversationRecord,
   keyOf,
   leaseMs,
+  outboundMessage,
   phoneInSamePartition,
   phonesInDistinctPartitions,
+  queueOutbound,
   replyEvent,
   startEvent,
   t0,
@@ -20,6 +22,43 @@ export function leaseContract(store: () => Store): void {
       await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
       expect(await store().claim('inbox', store().partitionOf(phone), leaseMs, t0 - 1)).toBeNull();
       expect(await store().claim('outbox', store().partitionOf(phone), leaseMs, t0)).toBeNull();
+    });
+
+    it('claims with the first view of the mailbox, as readInbox reads it', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest(
+        'n-1',
+        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      expect(claim.view).toEqual({ record: null, next: startEvent('e-1', phone), origin: null });
+      expect(claim.view).toEqual(await store().readInbox(claim));
+
+      const step = {
+        eventId: 'e-1',
+        expectedSeq: 0,
+        record: conversationRecord(phone, 1),
+        outbound: [],
+      };
+      await store().commitStep(claim, step, t0);
+      await store().release(claim, t0);
+      const again = await claimOf(store(), 'inbox', phone, t0 + 1);
+      expect(again.view).toEqual({
+        record: conversationRecord(phone, 1),
+        next: replyEvent('e-2', phone),
+        origin: null,
+      });
+      expect(again.view).toEqual(await store().readInbox(again));
+    });
+
+    it('claims the outbox with the first view of its messages, as readOutbox reads it', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const messages = [outboundMessage(phone, 'e-0:0'), outboundMessage(phone, 'e-0:1')];
+      await queueOutbound(store(), phone, messages);
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      expect(claim.view).toEqual({ message: messages[0], sentSmsId: null });
+      expect(claim.view).toEqual(await store().readOutbox(claim));
     });
 
     it('hides a claimed conversation until its lease passes, then hands it over and fences the old token', async () => {

@@ -21,21 +21,51 @@ export function outboxContract(store: () => Store): void {
       await queueOutbound(store(), phone, [message, outboundMessage(phone, 'e-0:1')]);
       const claim = await claimOf(store(), 'outbox', phone, t0);
       expect(await store().readOutbox(claim)).toEqual({ message, sentSmsId: null });
+      expect(claim.view).toEqual({ message, sentSmsId: null });
 
       const record = sentRecord(phone, 'sms-1', message.id);
-      expect(await store().recordSent(claim, message.id, record, t0)).toEqual({ ok: true });
+      expect(await store().recordSent(claim, message.id, record, t0)).toEqual({
+        ok: true,
+        nextOutbox: { message: outboundMessage(phone, 'e-0:1'), sentSmsId: null },
+      });
       expect((await store().pendingOutbound(keyOf(phone))).map((m) => m.id)).toEqual(['e-0:1']);
       expect(await store().getMessage(phone, 'sms-1')).toEqual(record);
       expect(await store().readOutbox(claim)).toMatchObject({
         message: { id: 'e-0:1' },
         sentSmsId: null,
       });
-      await store().recordSent(claim, 'e-0:1', sentRecord(phone, 'sms-2', 'e-0:1'), t0);
+      expect(
+        await store().recordSent(claim, 'e-0:1', sentRecord(phone, 'sms-2', 'e-0:1'), t0),
+      ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null } });
       await store().release(claim, t0);
 
       await queueOutbound(store(), phone, [message], t0 + 1);
       const again = await claimOf(store(), 'outbox', phone, t0 + 1);
       expect(await store().readOutbox(again)).toEqual({ message, sentSmsId: 'sms-1' });
+      expect(again.view).toEqual({ message, sentSmsId: 'sms-1' });
+    });
+
+    it('answers a recorded send with the next message and its sent guard, as readOutbox would', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const first = outboundMessage(phone, 'e-0:0');
+      const second = outboundMessage(phone, 'e-0:1');
+      // `second` was sent once already: its guard holds sms-2.
+      await queueOutbound(store(), phone, [second]);
+      const earlier = await claimOf(store(), 'outbox', phone, t0);
+      await store().recordSent(earlier, second.id, sentRecord(phone, 'sms-2', second.id), t0);
+      await store().release(earlier, t0);
+
+      await queueOutbound(store(), phone, [first, second], t0 + 1);
+      const claim = await claimOf(store(), 'outbox', phone, t0 + 1);
+      expect(claim.view).toEqual({ message: first, sentSmsId: null });
+      const result = await store().recordSent(
+        claim,
+        first.id,
+        sentRecord(phone, 'sms-1', first.id),
+        t0 + 1,
+      );
+      expect(result).toEqual({ ok: true, nextOutbox: { message: second, sentSmsId: 'sms-2' } });
+      expect(result).toEqual({ ok: true, nextOutbox: await store().readOutbox(claim) });
     });
 
     it('keeps the status fields an earlier status notification recorded', async () => {

@@ -4,7 +4,8 @@
   at least as far along, marks it sent, moves the status events that came before it (the
   sms's early status list) onto the conversation's mailbox, in arrival order and with the
   record's runId, and pops the message when it is the head. These happen even when the token
-  lost the lock, because the send did happen; only the lease extension needs the lock.
+  lost the lock, because the send did happen; only the lease extension needs the lock. Then
+  reads the outbox's next view, as read-outbox-2.lua would.
 
   Input:
     KEYS[1] outbox lock
@@ -15,6 +16,7 @@
     KEYS[6] early status list of the sms
     KEYS[7] inbox list (mailbox) of the conversation
     KEYS[8] inbox ready set of the partition
+    KEYS[9] sent guard key prefix (+ outbox message id), for the next view
     ARGV[1] token
     ARGV[2] outbox message id
     ARGV[3] sms id
@@ -27,7 +29,8 @@
     ARGV[10] ready channel
     ARGV[11] inbox ready message of the partition
   Output:
-    'ok' | 'lost-lock'
+    {'ok', next head message JSON, sms id of its sent guard} ('' for each one missing) |
+    {'lost-lock'}
 ]]
 redis.call('SET', KEYS[3], ARGV[3], 'NX', 'EX', ARGV[6])
 
@@ -74,9 +77,15 @@ if head and cjson.decode(head).id == ARGV[2] then
 end
 
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
-  return 'lost-lock'
+  return {'lost-lock'}
 end
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[8]) + lease, ARGV[9])
-return 'ok'
+
+-- The next view, as read-outbox-2.lua reads it.
+local nextHead = redis.call('LINDEX', KEYS[2], 0)
+if not nextHead then
+  return {'ok', '', ''}
+end
+return {'ok', nextHead, redis.call('GET', KEYS[9] .. cjson.decode(nextHead).id) or ''}

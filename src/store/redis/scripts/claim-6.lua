@@ -1,0 +1,67 @@
+--[[
+  Claims the conversation of a queue's partition that has been ready longest. A ready time
+  at or before `now` is also the end of the previous holder's lease (claim and every commit
+  push it to now + lease), so a lock still present then is taken over: the old token stops
+  holding it. Conversations found with an empty list are dropped from the ready set. Then
+  reads, for the claimer, the first view of the conversation, as read-inbox-3.lua (inbox) or
+  read-outbox-2.lua (outbox) would.
+
+  Input:
+    KEYS[1] ready set of the queue in the partition
+    KEYS[2] lock key prefix (+ conversation id)
+    KEYS[3] list key prefix (+ conversation id)
+    KEYS[4] conversation record key prefix (+ conversation id), read for inbox
+    KEYS[5] message record key prefix (+ sms id), read for inbox
+    KEYS[6] sent guard key prefix (+ outbox message id), read for outbox
+    ARGV[1] now (ms)
+    ARGV[2] lease (ms)
+    ARGV[3] the new token
+    ARGV[4] the queue: 'inbox' | 'outbox'
+  Output:
+    '' when nothing is ready; else for inbox {conversation id, record JSON, head event JSON,
+    origin message record JSON}, for outbox {conversation id, head message JSON, sms id of
+    its sent guard}, '' for each one missing
+]]
+local now = tonumber(ARGV[1])
+local lease = tonumber(ARGV[2])
+
+local claimed = nil
+-- Bounded, so one call never walks a long run of emptied conversations.
+for _ = 1, 16 do
+  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 1)[1]
+  if not due then
+    return ''
+  end
+  if redis.call('LLEN', KEYS[3] .. due) == 0 then
+    redis.call('ZREM', KEYS[1], due)
+  else
+    local lock = KEYS[2] .. due
+    redis.call('HSET', lock, 'token', ARGV[3], 'lease', lease)
+    redis.call('PEXPIRE', lock, lease)
+    redis.call('ZADD', KEYS[1], now + lease, due)
+    claimed = due
+    break
+  end
+end
+if not claimed then
+  return ''
+end
+
+-- The first view, as read-inbox-3.lua / read-outbox-2.lua read it.
+local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
+if ARGV[4] == 'outbox' then
+  local smsId = ''
+  if head ~= '' then
+    smsId = redis.call('GET', KEYS[6] .. cjson.decode(head).id) or ''
+  end
+  return {claimed, head, smsId}
+end
+local record = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
+local origin = ''
+if head ~= '' then
+  local event = cjson.decode(head)
+  if event.kind == 'reply' and type(event.originSmsId) == 'string' then
+    origin = redis.call('HGET', KEYS[5] .. event.originSmsId, 'json') or ''
+  end
+end
+return {claimed, record, head, origin}
