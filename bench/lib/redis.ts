@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { freePort } from '../../test/support/free-port.ts';
+import { hasRedisServer, throwawayRedis } from '../../test/support/throwaway-redis.ts';
 import { waitForRedis } from '../../test/support/wait-for-redis.ts';
 
 export interface BenchRedis {
@@ -20,34 +19,27 @@ export interface BenchRedis {
  * shares a server with running tests nor leaves data behind.
  */
 export async function openBenchRedis(): Promise<BenchRedis> {
-  let server: ChildProcess | undefined;
-  let url = process.env.REDIS_URL;
-  if (!url) {
-    if (spawnSync('redis-server', ['--version']).error) {
-      throw new Error(
-        'the benchmark needs Redis: set REDIS_URL=redis://127.0.0.1:6379, or put redis-server on PATH ' +
-          '(apt-get install -y redis-server) and the bench starts a throwaway one',
-      );
-    }
-    const port = await freePort();
-    server = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    url = `redis://127.0.0.1:${port}`;
+  const given = process.env.REDIS_URL;
+  if (given) {
+    return {
+      url: given,
+      version: await waitForRedis(given),
+      origin: 'REDIS_URL',
+      stop: async () => {},
+    };
   }
-  const version = await waitForRedis(url);
+  if (!hasRedisServer) {
+    throw new Error(
+      'the benchmark needs Redis: set REDIS_URL=redis://127.0.0.1:6379, or put redis-server on PATH ' +
+        '(apt-get install -y redis-server) and the bench starts a throwaway one',
+    );
+  }
+  const server = await throwawayRedis();
   return {
-    url,
-    version,
-    origin: server ? 'throwaway redis-server (no persistence)' : 'REDIS_URL',
-    async stop() {
-      if (!server || server.exitCode !== null) return;
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGTERM');
-      await exited;
-    },
+    url: server.url,
+    version: server.version,
+    origin: 'throwaway redis-server (no persistence)',
+    stop: () => server.stop('SIGTERM'),
   };
 }
 

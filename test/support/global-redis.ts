@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
-import { freePort } from './free-port.ts';
+import { hasRedisServer, type ThrowawayRedis, throwawayRedis } from './throwaway-redis.ts';
 import { waitForRedis } from './wait-for-redis.ts';
 
 /**
@@ -8,32 +7,27 @@ import { waitForRedis } from './wait-for-redis.ts';
  * from PATH on a free port, with nothing kept on disk. Each test file then works under its own
  * random key prefix (see `redis.ts`), so files never see each other's keys.
  */
-let server: ChildProcess | undefined;
+let server: ThrowawayRedis | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
   let url = process.env.REDIS_URL;
-  if (!url) {
-    if (spawnSync('redis-server', ['--version']).error) {
+  if (url) await waitForRedis(url);
+  else {
+    if (!hasRedisServer) {
       throw new Error(
         'The tests need Redis. Either set REDIS_URL=redis://127.0.0.1:6379 to use a running one, ' +
           'or put redis-server on PATH (Debian/Ubuntu: apt-get install -y redis-server; macOS: brew install redis) ' +
           'and the tests will start a throwaway one on a free port.',
       );
     }
-    const port = await freePort();
-    server = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    url = `redis://127.0.0.1:${port}`;
+    server = await throwawayRedis();
+    url = server.url;
   }
-  await waitForRedis(url);
   project.provide('redisUrl', url);
 }
 
 export async function teardown(): Promise<void> {
-  server?.kill('SIGTERM');
+  await server?.stop('SIGTERM');
 }
 
 declare module 'vitest' {

@@ -1,43 +1,43 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { freePort } from './free-port.ts';
-import { waitFor } from './wait-for.ts';
+import { waitForRedis } from './wait-for-redis.ts';
 
-/** True when `redis-server` is on PATH (tests that stop and restart a Redis need their own). */
+/** True when `redis-server` is on PATH. */
 export const hasRedisServer = !spawnSync('redis-server', ['--version']).error;
 
-/** A redis-server of the test's own, on a fixed free port, that can be stopped and started again. */
-export async function throwawayRedis() {
+export interface ThrowawayRedis {
+  url: string;
+  /** The server's version, once started. */
+  version: string;
+  /** Starts it (again) on the same port, and waits until it answers. */
+  start(): Promise<void>;
+  /** Stops it; SIGKILL by default, as a crash would. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * A `redis-server` of its own, from PATH, on a free port, keeping nothing on disk. The test
+ * setup, the Redis-down test and the benchmarks all start theirs here; it can be stopped and
+ * started again on the same port.
+ */
+export async function throwawayRedis(): Promise<ThrowawayRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
-  const url = `redis://127.0.0.1:${port}`;
-  const ping = async () => {
-    const probe = new Redis(url, {
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    probe.on('error', () => {});
-    try {
-      await probe.connect();
-      return (await probe.ping()) === 'PONG';
-    } finally {
-      probe.disconnect();
-    }
-  };
-  const handle = {
-    url,
+  const handle: ThrowawayRedis = {
+    url: `redis://127.0.0.1:${port}`,
+    version: 'unknown',
     async start() {
       child = spawn(
         'redis-server',
         ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
         { stdio: 'ignore' },
       );
-      await waitFor(ping, { timeout: 5_000, message: `redis-server on ${port}` });
+      handle.version = await waitForRedis(handle.url, 5_000);
     },
-    async stop() {
+    async stop(signal = 'SIGKILL') {
+      if (!child || child.exitCode !== null) return;
       const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child?.kill('SIGKILL');
+      child.kill(signal);
       await exited;
       child = undefined;
     },
