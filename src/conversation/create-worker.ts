@@ -4,7 +4,6 @@ import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
-import type { MessageRecord } from '../store/records.ts';
 import type { Claim, ClaimWithView, InboxView, Store } from '../store/store.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
@@ -59,7 +58,8 @@ export function createWorker(options: WorkerOptions): Worker {
         const { commit, outcome } = runStep({
           event,
           record: view.record,
-          message: await messageOf(event, view),
+          // The store read the message this event is about with the view: no second call.
+          message: view.origin,
           registry: options.registry,
           now: clock.now(),
           newRunId,
@@ -82,15 +82,6 @@ export function createWorker(options: WorkerOptions): Worker {
         logger.warn({ err: error }, 'could not release a conversation; its lease will expire');
       });
     }
-  }
-
-  async function messageOf(
-    event: InboxView['next'],
-    view: InboxView,
-  ): Promise<MessageRecord | null> {
-    if (event?.kind === 'reply') return view.origin;
-    if (event?.kind === 'status') return store.getMessage(event.phone, event.smsId);
-    return null;
   }
 
   function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {

@@ -184,7 +184,10 @@ export type ClaimWithView<Q extends QueueName = QueueName> = Claim & {
 export interface InboxView {
   record: ConversationRecord | null;
   next: MailboxEvent | null;
-  /** For a reply: the record of the message it answers (`originSmsId`), when replyflow sent it. */
+  /**
+   * The record of the message the head event is about, when replyflow sent it: for a reply the
+   * message it answers (`originSmsId`), for a status the message it reports on (`smsId`).
+   */
   origin: MessageRecord | null;
 }
 

@@ -71,10 +71,10 @@ export class MemoryState {
 
   inboxView(key: ConversationKey): InboxView {
     const next = this.head<MailboxEvent>('inbox', key);
-    const origin =
-      next?.kind === 'reply'
-        ? this.messages.get(this.inPartition(key.phone, next.originSmsId))
-        : null;
+    // The message the event is about: the one a reply answers, or the one a status reports on.
+    const smsId =
+      next?.kind === 'reply' ? next.originSmsId : next?.kind === 'status' ? next.smsId : '';
+    const origin = smsId ? this.messages.get(this.inPartition(key.phone, smsId)) : null;
     return {
       record: parse(this.conversations.get(conversationId(key))),
       next,

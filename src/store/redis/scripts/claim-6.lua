@@ -60,8 +60,10 @@ local record = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
 local origin = ''
 if head ~= '' then
   local event = cjson.decode(head)
-  if event.kind == 'reply' and type(event.originSmsId) == 'string' then
-    origin = redis.call('HGET', KEYS[5] .. event.originSmsId, 'json') or ''
+  -- The message the event is about: the one a reply answers, or the one a status reports on.
+  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+  if type(smsId) == 'string' and smsId ~= '' then
+    origin = redis.call('HGET', KEYS[5] .. smsId, 'json') or ''
   end
 end
 return {claimed, record, head, origin}

@@ -85,8 +85,10 @@ local next = redis.call('LINDEX', KEYS[2], 0) or ''
 local origin = ''
 if next ~= '' then
   local event = cjson.decode(next)
-  if event.kind == 'reply' and type(event.originSmsId) == 'string' then
-    origin = redis.call('HGET', KEYS[8] .. event.originSmsId, 'json') or ''
+  -- The message the event is about: the one a reply answers, or the one a status reports on.
+  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+  if type(smsId) == 'string' and smsId ~= '' then
+    origin = redis.call('HGET', KEYS[8] .. smsId, 'json') or ''
   end
 end
 return {'ok', record, next, origin}

@@ -1,6 +1,6 @@
 --[[
-  Reads a conversation's record, the head of its mailbox and, when the head is a reply, the
-  record of the message it answers.
+  Reads a conversation's record, the head of its mailbox and the record of the message the head
+  is about (the one a reply answers, or the one a status reports on).
 
   Input:
     KEYS[1] conversation record
@@ -14,8 +14,10 @@ local head = redis.call('LINDEX', KEYS[2], 0) or ''
 local origin = ''
 if head ~= '' then
   local event = cjson.decode(head)
-  if event.kind == 'reply' and type(event.originSmsId) == 'string' then
-    origin = redis.call('HGET', KEYS[3] .. event.originSmsId, 'json') or ''
+  -- The message the event is about: the one a reply answers, or the one a status reports on.
+  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+  if type(smsId) == 'string' and smsId ~= '' then
+    origin = redis.call('HGET', KEYS[3] .. smsId, 'json') or ''
   end
 end
 return {record, head, origin}

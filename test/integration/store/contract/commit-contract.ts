@@ -7,9 +7,11 @@ import {
   outboundMessage,
   phonesInDistinctPartitions,
   queueOutbound,
+  recordedSms,
   replyEvent,
   sentRecord,
   startEvent,
+  statusItem,
   t0,
 } from './fixtures.ts';
 
@@ -139,6 +141,23 @@ export function commitContract(store: () => Store): void {
         t0,
       );
       expect(result).toMatchObject({ ok: true, next: { next: { id: 'e-2' }, origin: null } });
+    });
+
+    it('reads, for a status, the record of the message it reports on', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await recordedSms(store(), phone, 'sms-7');
+      await store().ingest('n-1', [statusItem('s-1', phone, 'sms-7', 'sent')], t0);
+      await store().ingest('n-2', [statusItem('s-2', phone, 'sms-7', 'delivered')], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const about = { smsId: 'sms-7', runId: 'run-1', outboxId: 'e-sms-7:0' };
+      expect(claim.view).toMatchObject({ next: { id: 's-1' }, origin: about });
+      expect(await store().readInbox(claim)).toEqual(claim.view);
+      const result = await store().commitStep(
+        claim,
+        { eventId: 's-1', expectedSeq: claim.view.record?.seq ?? 0, record: null, outbound: [] },
+        t0,
+      );
+      expect(result).toMatchObject({ ok: true, next: { next: { id: 's-2' }, origin: about } });
     });
 
     it('caps the applied log, keeping the newest ids oldest first', async () => {
