@@ -49,8 +49,10 @@ export function createWorker(options: WorkerOptions): Worker {
     handle: drain,
   });
 
-  // The claim came with the first view: no read before the first step.
+  // The claim came with the first view: no read before the first step. The commit that empties
+  // the mailbox releases the claim with it.
   async function drain({ view: first, ...claim }: ClaimWithView<'inbox'>): Promise<void> {
+    let released = false;
     try {
       let view: InboxView = first;
       while (view.next && consumer.running) {
@@ -74,13 +76,16 @@ export function createWorker(options: WorkerOptions): Worker {
           return;
         }
         options.onStep?.(outcome, claim);
+        released = result.released === true;
         view = result.next ?? (await store.readInbox(claim));
       }
     } finally {
       // Compare-and-delete on the token: safe even when the lock was lost meanwhile.
-      await store.release(claim, clock.now()).catch((error: unknown) => {
-        logger.warn({ err: error }, 'could not release a conversation; its lease will expire');
-      });
+      if (!released) {
+        await store.release(claim, clock.now()).catch((error: unknown) => {
+          logger.warn({ err: error }, 'could not release a conversation; its lease will expire');
+        });
+      }
     }
   }
 

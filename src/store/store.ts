@@ -73,6 +73,10 @@ export interface Store {
    * `expectedSeq` (0 when there is no record). Then: write `record` (when given), pop the head,
    * append `outbound` to the outbox and mark it ready, record `eventId` as applied, and extend
    * the lease. Returns the view of the next event, so a drain loop needs one call per event.
+   * When the pop left the mailbox empty, the claim is released in the same call, as
+   * `release(claim, now)` would, instead of extended, and the answer says `released: true`:
+   * the drain is over without another round trip (an event ingested after it makes the
+   * conversation ready again, as after any release).
    */
   commitStep(claim: Claim, step: StepCommit, now: number): Promise<CommitResult>;
 
@@ -90,7 +94,8 @@ export interface Store {
    * marked ready (unless it has a ready time) and announced. All of this happens even when the
    * claim lost the lock (the answer is then `lost-lock`). On success, returns the view of the
    * outbox after the pop (`nextOutbox`, what `readOutbox(claim)` would then return), so a send
-   * loop needs one call per message.
+   * loop needs one call per message. When the outbox is then empty, the claim is released in
+   * the same call, as `release(claim, now)` would, and the answer says `released: true`.
    */
   recordSent(
     claim: Claim,
@@ -211,11 +216,18 @@ export interface StepCommit {
   timers?: { set: TimerRecord[]; cancel: string[] };
 }
 
+/**
+ * A commit's answer. `next` is the next view (`commitStep` only); `released` is true when the
+ * call also released the claim because the list it popped was left empty (`commitStep` only).
+ */
 export type CommitResult =
-  | { ok: true; next?: InboxView }
+  | { ok: true; next?: InboxView; released?: boolean }
   | { ok: false; reason: 'lost-lock' | 'stale' };
 
-/** `recordSent`'s answer: on success, the outbox's next view (after the pop). */
+/**
+ * `recordSent`'s answer: on success, the outbox's next view (after the pop), and whether the
+ * claim was released with it because the outbox was left empty.
+ */
 export type RecordSentResult =
-  | { ok: true; nextOutbox: OutboxView }
+  | { ok: true; nextOutbox: OutboxView; released: boolean }
   | { ok: false; reason: 'lost-lock' | 'stale' };

@@ -109,8 +109,13 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
       const applied = [...(state.applied.get(id) ?? []), step.eventId];
       state.applied.set(id, applied.slice(-storeLimits.appliedLogCap));
+      // The drain is over when the mailbox is empty: released here, as the Redis script does.
+      if (queues.inbox.items(id).length === 0) {
+        queues.inbox.release(id, claim.partition, claim.token, now, now);
+        return { ok: true, next: state.inboxView(claim), released: true };
+      }
       queues.inbox.extend(id, claim.partition, now);
-      return { ok: true, next: state.inboxView(claim) };
+      return { ok: true, next: state.inboxView(claim), released: false };
     },
   };
 }

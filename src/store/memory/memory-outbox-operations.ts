@@ -47,8 +47,13 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       // The send happened whoever holds the lock now, so its facts are kept and it is popped.
       if (state.headIs('outbox', claim, messageId)) outbox.pop(id);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
+      // Nothing left to send: released here, as the Redis script does.
+      if (outbox.items(id).length === 0) {
+        outbox.release(id, claim.partition, claim.token, now, now);
+        return { ok: true, nextOutbox: state.outboxView(claim), released: true };
+      }
       outbox.extend(id, claim.partition, now);
-      return { ok: true, nextOutbox: state.outboxView(claim) };
+      return { ok: true, nextOutbox: state.outboxView(claim), released: false };
     },
 
     async deferOutbound(claim, messageId, attempts, notBefore) {

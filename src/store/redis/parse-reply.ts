@@ -28,10 +28,10 @@ export function outboxViewOf(reply: unknown[]): OutboxView {
   };
 }
 
-/** `record-sent-9.lua`'s reply: `{'ok', next head, sms id}` or `{'lost-lock'}`. */
+/** `record-sent-9.lua`'s reply: `{'ok', next head, sms id, released}` or `{'lost-lock'}`. */
 export function recordSentResultOf(reply: unknown): RecordSentResult {
   const [status, ...view] = Array.isArray(reply) ? reply : [reply];
-  if (status === 'ok') return { ok: true, nextOutbox: outboxViewOf(view) };
+  if (status === 'ok') return { ok: true, nextOutbox: outboxViewOf(view), released: view[2] === 1 };
   if (status === 'lost-lock') return { ok: false, reason: status };
   throw new Error(`unexpected store script reply ${String(status)}`);
 }

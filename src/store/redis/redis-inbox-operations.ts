@@ -152,7 +152,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         scripts.run('commit-step', scriptKeys, args),
       )) as unknown[];
       if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
-      return { ok: true, next: inboxViewOf(view) };
+      return { ok: true, next: inboxViewOf(view), released: view[3] === 1 };
     },
   };
 }

@@ -2,7 +2,10 @@
   Commits one step of a conversation: checks the lock token (fencing against a claimer whose
   lease ran out), the mailbox head and the record's seq; then writes the record, pops the
   head, appends the outbound messages (and makes the outbox ready), writes and deletes the
-  step's timers, logs the event id as applied, extends the lease, and reads the next view.
+  step's timers, logs the event id as applied, and reads the next view. When the pop left the
+  mailbox empty, releases the claim as release-3.lua would (deletes the lock, drops the
+  conversation from the ready set): the drain is over, and that saves the worker a call.
+  Otherwise extends the lease.
 
   Input:
     KEYS[1] inbox lock
@@ -33,7 +36,8 @@
     TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
     then the ids of the timers to cancel (only the conversation's own are deleted)
   Output:
-    {'lost-lock'} | {'stale'} | {'ok', record JSON, next head JSON, origin JSON} ('' = none)
+    {'lost-lock'} | {'stale'} |
+    {'ok', record JSON, next head JSON, origin JSON, released} ('' = none; released: 1 or 0)
 ]]
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -76,19 +80,23 @@ end
 redis.call('RPUSH', KEYS[4], ARGV[2])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[7]), -1)
 
+local record = redis.call('HGET', KEYS[3], 'json') or ''
+local next = redis.call('LINDEX', KEYS[2], 0) or ''
+if next == '' then
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[5], ARGV[8])
+  return {'ok', record, '', '', 1}
+end
+
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[6]) + lease, ARGV[8])
 
-local record = redis.call('HGET', KEYS[3], 'json') or ''
-local next = redis.call('LINDEX', KEYS[2], 0) or ''
 local origin = ''
-if next ~= '' then
-  local event = cjson.decode(next)
-  -- The message the event is about: the one a reply answers, or the one a status reports on.
-  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
-  if type(smsId) == 'string' and smsId ~= '' then
-    origin = redis.call('HGET', KEYS[8] .. smsId, 'json') or ''
-  end
+local event = cjson.decode(next)
+-- The message the event is about: the one a reply answers, or the one a status reports on.
+local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+if type(smsId) == 'string' and smsId ~= '' then
+  origin = redis.call('HGET', KEYS[8] .. smsId, 'json') or ''
 end
-return {'ok', record, next, origin}
+return {'ok', record, next, origin, 0}

@@ -5,7 +5,9 @@
   sms's early status list) onto the conversation's mailbox, in arrival order and with the
   record's runId, and pops the message when it is the head. These happen even when the token
   lost the lock, because the send did happen; only the lease extension needs the lock. Then
-  reads the outbox's next view, as read-outbox-2.lua would.
+  reads the outbox's next view, as read-outbox-2.lua would. When the outbox is empty after the
+  pop and the token holds the lock, releases the claim as release-3.lua would (deletes the
+  lock, drops the conversation from the outbox ready set) instead of extending the lease.
 
   Input:
     KEYS[1] outbox lock
@@ -29,8 +31,8 @@
     ARGV[10] ready channel
     ARGV[11] inbox ready message of the partition
   Output:
-    {'ok', next head message JSON, sms id of its sent guard} ('' for each one missing) |
-    {'lost-lock'}
+    {'ok', next head message JSON, sms id of its sent guard, released} ('' for each one
+    missing; released: 1 or 0) | {'lost-lock'}
 ]]
 redis.call('SET', KEYS[3], ARGV[3], 'NX', 'EX', ARGV[6])
 
@@ -79,13 +81,15 @@ end
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
 end
-local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
-redis.call('PEXPIRE', KEYS[1], lease)
-redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[8]) + lease, ARGV[9])
-
 -- The next view, as read-outbox-2.lua reads it.
 local nextHead = redis.call('LINDEX', KEYS[2], 0)
 if not nextHead then
-  return {'ok', '', ''}
+  redis.call('DEL', KEYS[1])
+  redis.call('ZREM', KEYS[5], ARGV[9])
+  return {'ok', '', '', 1}
 end
-return {'ok', nextHead, redis.call('GET', KEYS[9] .. cjson.decode(nextHead).id) or ''}
+
+local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
+redis.call('PEXPIRE', KEYS[1], lease)
+redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[8]) + lease, ARGV[9])
+return {'ok', nextHead, redis.call('GET', KEYS[9] .. cjson.decode(nextHead).id) or '', 0}

@@ -42,6 +42,7 @@ export function commitContract(store: () => Store): void {
       expect(result).toEqual({
         ok: true,
         next: { record, next: replyEvent('e-2', phone), origin: null },
+        released: false,
       });
       expect(await store().getConversation(keyOf(phone))).toEqual(record);
       expect((await store().pendingEvents(keyOf(phone))).map((e) => e.id)).toEqual(['e-2']);
@@ -71,7 +72,11 @@ export function commitContract(store: () => Store): void {
         { eventId: 'e-2', expectedSeq: 1, record: null, outbound: [] },
         t0,
       );
-      expect(kept).toEqual({ ok: true, next: { record, next: null, origin: null } });
+      expect(kept).toEqual({
+        ok: true,
+        next: { record, next: null, origin: null },
+        released: true,
+      });
     });
 
     it('refuses a wrong event id or seq as stale and a wrong token as lost-lock, changing nothing', async () => {

@@ -43,7 +43,7 @@ export function earlyStatusContract(store: () => Store): void {
       await store().ingest('n-1', [statusItem('s-1', phone, 'sms-1', 'errored')], t0);
       expect(
         await store().recordSent(outbox, 'e-0:0', sentRecord(phone, 'sms-1', 'e-0:0'), t0 + 1),
-      ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null } });
+      ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null }, released: true });
 
       const moved = { ...statusEvent('s-1', phone, 'sms-1', 'errored'), runId: 'run-1' };
       expect(await store().pendingEvents(keyOf(phone))).toEqual([moved]);

@@ -230,12 +230,11 @@ export async function claimQueued(
   return claimOf(store, 'outbox', phone, now);
 }
 
-/** Sends `smsId` as far as the store is concerned: queued, recorded sent, outbox released. */
+/** Sends `smsId` as far as the store is concerned: queued, recorded sent, outbox released (by recordSent). */
 export async function recordedSms(store: Store, phone: string, smsId: string, now = t0) {
   const messageId = `e-${smsId}:0`;
   const claim = await claimQueued(store, phone, messageId, now);
   expect(
     await store.recordSent(claim, messageId, sentRecord(phone, smsId, messageId), now),
-  ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null } });
-  await store.release(claim, now);
+  ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null }, released: true });
 }

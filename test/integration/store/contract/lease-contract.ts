@@ -128,18 +128,45 @@ export function leaseContract(store: () => Store): void {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
       const claim = await claimOf(store(), 'inbox', phone, t0);
+      await store().ingest('n-2', [{ event: replyEvent('e-2', phone) }], t0 + 1);
+      const result = await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 0, record: null, outbound: [] },
+        t0 + 1,
+      );
+      expect(result).toMatchObject({ ok: true, next: { next: { id: 'e-2' } }, released: false });
+
+      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + 2)).toBeNull();
+      await store().release(claim, t0 + 3);
+      const again = await claimOf(store(), 'inbox', phone, t0 + 3);
+      expect((await store().readInbox(again)).next?.id).toBe('e-2');
+    });
+
+    it('releases the claim with the commit that empties the mailbox; a later event makes it ready again', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
       const result = await store().commitStep(
         claim,
         { eventId: 'e-1', expectedSeq: 0, record: null, outbound: [] },
         t0,
       );
-      expect(result).toMatchObject({ ok: true, next: { next: null } });
+      expect(result).toMatchObject({ ok: true, next: { next: null }, released: true });
+      // Nothing to claim, even once the lease would have passed: it left the ready set.
+      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + 2 * leaseMs)).toBeNull();
 
+      // An event ingested after it is claimable at once, under a new token; the old one holds nothing.
       await store().ingest('n-2', [{ event: replyEvent('e-2', phone) }], t0 + 1);
-      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + 2)).toBeNull();
-      await store().release(claim, t0 + 3);
-      const again = await claimOf(store(), 'inbox', phone, t0 + 3);
-      expect((await store().readInbox(again)).next?.id).toBe('e-2');
+      const again = await claimOf(store(), 'inbox', phone, t0 + 1);
+      expect(again.view.next?.id).toBe('e-2');
+      const stale = await store().commitStep(
+        claim,
+        { eventId: 'e-2', expectedSeq: 0, record: null, outbound: [] },
+        t0 + 2,
+      );
+      expect(stale).toEqual({ ok: false, reason: 'lost-lock' });
+      await store().release(claim, t0 + 2);
+      expect(await store().claim('inbox', claim.partition, leaseMs, t0 + 3)).toBeNull();
     });
 
     it('passes over a conversation a dead claimer drained, to the next ready one', async () => {

@@ -27,6 +27,7 @@ export function outboxContract(store: () => Store): void {
       expect(await store().recordSent(claim, message.id, record, t0)).toEqual({
         ok: true,
         nextOutbox: { message: outboundMessage(phone, 'e-0:1'), sentSmsId: null },
+        released: false,
       });
       expect((await store().pendingOutbound(keyOf(phone))).map((m) => m.id)).toEqual(['e-0:1']);
       expect(await store().getMessage(phone, 'sms-1')).toEqual(record);
@@ -36,7 +37,7 @@ export function outboxContract(store: () => Store): void {
       });
       expect(
         await store().recordSent(claim, 'e-0:1', sentRecord(phone, 'sms-2', 'e-0:1'), t0),
-      ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null } });
+      ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null }, released: true });
       await store().release(claim, t0);
 
       await queueOutbound(store(), phone, [message], t0 + 1);
@@ -64,8 +65,16 @@ export function outboxContract(store: () => Store): void {
         sentRecord(phone, 'sms-1', first.id),
         t0 + 1,
       );
-      expect(result).toEqual({ ok: true, nextOutbox: { message: second, sentSmsId: 'sms-2' } });
-      expect(result).toEqual({ ok: true, nextOutbox: await store().readOutbox(claim) });
+      expect(result).toEqual({
+        ok: true,
+        nextOutbox: { message: second, sentSmsId: 'sms-2' },
+        released: false,
+      });
+      expect(result).toEqual({
+        ok: true,
+        nextOutbox: await store().readOutbox(claim),
+        released: false,
+      });
     });
 
     it('keeps the status fields an earlier status notification recorded', async () => {
@@ -94,6 +103,41 @@ export function outboxContract(store: () => Store): void {
         status: 'delivered',
         runId: 'run-1',
       });
+    });
+
+    it('releases the claim with the recorded send that empties the outbox, and not before', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await queueOutbound(store(), phone, [
+        outboundMessage(phone, 'e-0:0'),
+        outboundMessage(phone, 'e-0:1', 'Second'),
+      ]);
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      const first = await store().recordSent(
+        claim,
+        'e-0:0',
+        sentRecord(phone, 'sms-1', 'e-0:0'),
+        t0 + 1,
+      );
+      expect(first).toMatchObject({ ok: true, released: false });
+      // Still held: another claimer finds nothing before the lease ends.
+      expect(await store().claim('outbox', claim.partition, leaseMs, t0 + 2)).toBeNull();
+
+      const last = await store().recordSent(
+        claim,
+        'e-0:1',
+        sentRecord(phone, 'sms-2', 'e-0:1'),
+        t0 + 3,
+      );
+      expect(last).toEqual({
+        ok: true,
+        nextOutbox: { message: null, sentSmsId: null },
+        released: true,
+      });
+      expect(await store().claim('outbox', claim.partition, leaseMs, t0 + 2 * leaseMs)).toBeNull();
+      // A message queued later is claimable at once by anyone.
+      await queueOutbound(store(), phone, [outboundMessage(phone, 'e-1:0')], t0 + 4);
+      const again = await claimOf(store(), 'outbox', phone, t0 + 4);
+      expect(again.view.message?.id).toBe('e-1:0');
     });
 
     it('records a send even for a token that lost the lock, and says so', async () => {
