@@ -31,7 +31,12 @@ export interface StartOptions {
   clients?: Map<string, MessagingClient>;
   clock?: Clock;
   worker?: { concurrency?: number; leaseMs?: number };
-  sender?: { concurrency?: number; baseDelayMs?: number; sendDeadlineMs?: number };
+  sender?: {
+    sendsInFlight?: number;
+    lanes?: number;
+    baseDelayMs?: number;
+    sendDeadlineMs?: number;
+  };
   /** Shared per-location send limiters; built from the store's Redis (or in memory) otherwise. */
   sendLimiters?: Map<string, SharedLimiter>;
   scheduler?: { intervalMs?: number };
@@ -99,7 +104,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         logger,
         limiters,
         sendDeadlineMs: config.sendDeadlineMs,
-        concurrency: config.sendConcurrency,
+        sendsInFlight: config.sendConcurrency,
         leaseMs: config.leaseMs,
         ...options.sender,
       })

@@ -4,6 +4,7 @@ import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { MessageRecord, OutboundMessage } from '../store/records.ts';
 import type { Claim, ClaimWithView, OutboxView, Store } from '../store/store.ts';
+import { createSendWindow } from './send-window.ts';
 import type { SharedLimiter } from './shared-limiter.ts';
 import { classifySendError, type SmsGateway } from './sms-gateway.ts';
 
@@ -12,7 +13,16 @@ export interface SenderOptions {
   gateway: SmsGateway;
   clock: Clock;
   logger: Logger;
-  concurrency?: number;
+  /**
+   * `POST /sms` requests in flight at once (default 1). Each is a possible duplicate should the
+   * process be killed after the service accepted it and before its id was recorded (DESIGN §2.4).
+   */
+  sendsInFlight?: number;
+  /**
+   * Conversations claimed at once (default 8, at least `sendsInFlight`). A lane claims, reads and
+   * releases while another's send is in flight, then waits for a place in the send window.
+   */
+  lanes?: number;
   leaseMs?: number;
   idleMs?: number;
   /** First retry delay; doubles on each attempt, with jitter, up to `maxDelayMs`. */
@@ -28,8 +38,15 @@ export interface SenderOptions {
   random?: () => number;
 }
 
-/** What became of one message; a recorded send carries the outbox's next view. */
-type Outcome = { kind: 'sent'; next: OutboxView } | { kind: 'failed' | 'deferred' | 'lost' };
+/**
+ * What became of one message. A recorded send carries the outbox's next view, whether that
+ * call released the claim, and when it extended the lease. `expiring`: the claim had waited
+ * for the send window so long that its lease might run out mid-send; nothing was sent.
+ */
+type Outcome =
+  | { kind: 'sent'; next: OutboxView; released: boolean; leaseFrom: number }
+  | { kind: 'failed'; leaseFrom: number }
+  | { kind: 'deferred' | 'lost' | 'expiring' };
 
 /**
  * The outbox sender: claims conversations with messages to send and sends them in the order
@@ -46,32 +63,38 @@ export function createSender(options: SenderOptions) {
   const baseDelayMs = options.baseDelayMs ?? 1_000;
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const random = options.random ?? Math.random;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const window = createSendWindow(options.sendsInFlight ?? 1);
 
   const consumer = createQueueConsumer({
     store,
     queue: 'outbox',
     clock,
     logger,
-    concurrency: options.concurrency ?? 8,
-    leaseMs: options.leaseMs ?? 30_000,
+    concurrency: Math.max(options.lanes ?? 8, options.sendsInFlight ?? 1),
+    leaseMs,
     idleMs: options.idleMs ?? 250,
     handle: sendAll,
   });
 
-  // The claim came with the first view, and each recorded send returns the next one.
+  // The claim came with the first view, and each recorded send returns the next one; the
+  // recorded send that empties the outbox releases the claim with it.
   async function sendAll({ view: first, ...claim }: ClaimWithView<'outbox'>): Promise<void> {
-    let deferred = false;
+    let released = false;
+    let leaseFrom = clock.now();
     try {
       let view: OutboxView = first;
       while (view.message && consumer.running) {
-        const outcome = await sendOne(claim, view);
-        if (outcome.kind === 'deferred') deferred = true;
-        if (outcome.kind === 'deferred' || outcome.kind === 'lost') return;
+        const outcome = await sendOne(claim, view, leaseFrom);
+        // A deferral releases the claim itself, with the conversation ready again later.
+        if (outcome.kind === 'deferred') released = true;
+        if (outcome.kind === 'sent') released = outcome.released;
+        if (outcome.kind !== 'sent' && outcome.kind !== 'failed') return;
+        leaseFrom = outcome.leaseFrom;
         view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim);
       }
     } finally {
-      // A deferral released the claim already, with the conversation ready again later.
-      if (!deferred) {
+      if (!released) {
         await store.release(claim, clock.now()).catch((error: unknown) => {
           logger.warn({ err: error }, 'could not release an outbox; its lease will expire');
         });
@@ -79,33 +102,49 @@ export function createSender(options: SenderOptions) {
     }
   }
 
-  async function sendOne(claim: Claim, view: OutboxView): Promise<Outcome> {
+  async function sendOne(claim: Claim, view: OutboxView, leaseFrom: number): Promise<Outcome> {
     const message = view.message as OutboundMessage;
     if (view.sentSmsId) {
       // The service already accepted it: pop it without sending again.
       const known = await store.getMessage(message.phone, view.sentSmsId);
-      const result = await store.recordSent(
-        claim,
-        message.id,
-        known ?? record(message, view.sentSmsId),
-        clock.now(),
+      return recorded(claim, message, known ?? record(message, view.sentSmsId));
+    }
+    return window
+      .run(async () => {
+        // Waiting for the window used up part of the lease: a claim that may expire mid-send
+        // could be taken over and the message sent twice, so give it back unsent instead.
+        if (clock.now() - leaseFrom > leaseMs / 2) return { kind: 'expiring' } as const;
+        let smsId: string;
+        try {
+          smsId = (await gateway.send(message.location, { to: message.phone, body: message.body }))
+            .id;
+        } catch (error) {
+          return { kind: 'error', error } as const;
+        }
+        return recorded(claim, message, record(message, smsId));
+      })
+      .then((outcome) =>
+        // A failure is handled outside the window: the service took nothing to record.
+        outcome.kind === 'error' ? handleFailure(claim, message, outcome.error) : outcome,
       );
-      return result.ok ? { kind: 'sent', next: result.nextOutbox } : { kind: 'lost' };
-    }
-    let smsId: string;
-    try {
-      smsId = (await gateway.send(message.location, { to: message.phone, body: message.body })).id;
-    } catch (error) {
-      return handleFailure(claim, message, error);
-    }
-    // recordSent records the send even when the lease was lost meanwhile, so it is never resent.
-    const result = await store.recordSent(claim, message.id, record(message, smsId), clock.now());
-    if (!result.ok)
+  }
+
+  // recordSent records the send even when the lease was lost meanwhile, so it is never resent.
+  async function recorded(
+    claim: Claim,
+    message: OutboundMessage,
+    sent: MessageRecord,
+  ): Promise<Outcome> {
+    const now = clock.now();
+    const result = await store.recordSent(claim, message.id, sent, now);
+    if (!result.ok) {
       logFor(message).warn(
-        { outbox: message.id, smsId },
+        { outbox: message.id, smsId: sent.smsId },
         'sent and recorded, but the claim was lost',
       );
-    return result.ok ? { kind: 'sent', next: result.nextOutbox } : { kind: 'lost' };
+      return { kind: 'lost' };
+    }
+    return { kind: 'sent', next: result.nextOutbox, released: result.released, leaseFrom: now };
   }
 
   async function handleFailure(
@@ -136,7 +175,7 @@ export function createSender(options: SenderOptions) {
       { outbox: message.id, attempts, reason: failure.reason },
       'send failed for good; telling the bot',
     );
-    const result = await store.failOutbound(
+    const failed = await store.failOutbound(
       claim,
       message.id,
       {
@@ -154,7 +193,7 @@ export function createSender(options: SenderOptions) {
       },
       now,
     );
-    return { kind: result.ok ? 'failed' : 'lost' };
+    return failed.ok ? { kind: 'failed', leaseFrom: now } : { kind: 'lost' };
   }
 
   function logFor(message: OutboundMessage): Logger {

@@ -129,7 +129,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     roles: options.roles,
     clock: options.clock,
     worker: { concurrency: 4 },
-    sender: { concurrency: options.sendConcurrency ?? 4, baseDelayMs: 20 },
+    sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
   });
   const webhookUrl = `${app.url}/webhooks/${location}/${webhookSecret}`;
   if (options.webhook !== false) {
@@ -158,7 +158,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
       clock: options.clock,
       clients: app.clients,
       worker: { concurrency: 4 },
-      sender: { concurrency: options.sendConcurrency ?? 4, baseDelayMs: 20 },
+      sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
     });
     const close = instance.close;
     instance.close = async () => {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createSendWindow } from '../../../src/outbox/send-window.ts';
+
+/** A promise the test settles by hand. */
+function gate<T = void>() {
+  let open!: (value: T) => void;
+  let fail!: (error: Error) => void;
+  const promise = new Promise<T>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { promise, open, fail };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('createSendWindow', () => {
+  it('lets `size` sends run at once and the others wait their turn, first come first served', async () => {
+    const window = createSendWindow(2);
+    const gates = [gate(), gate(), gate(), gate()];
+    const started: number[] = [];
+    const runs = gates.map((g, i) =>
+      window.run(async () => {
+        started.push(i);
+        await g.promise;
+        return i;
+      }),
+    );
+    await tick();
+    expect(started).toEqual([0, 1]);
+    expect(window.inFlight).toBe(2);
+    gates[1]!.open();
+    await tick();
+    expect(started).toEqual([0, 1, 2]);
+    gates[0]!.open();
+    await tick();
+    expect(started).toEqual([0, 1, 2, 3]);
+    gates[2]!.open();
+    gates[3]!.open();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect(window.inFlight).toBe(0);
+  });
+
+  it('frees the place of a send that failed, and passes its error on', async () => {
+    const window = createSendWindow(1);
+    const failing = gate();
+    const first = window.run(() => failing.promise);
+    let secondRan = false;
+    const second = window.run(async () => {
+      secondRan = true;
+    });
+    await tick();
+    expect(secondRan).toBe(false);
+    failing.fail(new Error('HTTP 503'));
+    await expect(first).rejects.toThrow('HTTP 503');
+    await second;
+    expect(secondRan).toBe(true);
+    expect(window.inFlight).toBe(0);
+  });
+
+  it('refuses a size that is not a whole number of at least 1', () => {
+    expect(() => createSendWindow(0)).toThrow(RangeError);
+    expect(() => createSendWindow(1.5)).toThrow(/whole number/);
+  });
+});
