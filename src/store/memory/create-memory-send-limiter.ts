@@ -1,23 +1,16 @@
 import type { Clock } from '../../scheduler/clock.ts';
-import { limiterFromSchedule } from '../send-schedule.ts';
+import { limiterFromSchedule, type SlotSchedule } from '../send-schedule.ts';
 
-/**
- * The send limiter of one location in one process: slots `1 / perSecond` apart, pushed back by a
- * pause. The Redis driver's limiter is the same schedule shared by every process.
- */
-export function createMemorySendLimiter(
-  perSecond: number,
-  clock: Clock = { now: () => Date.now() },
-) {
-  const interval = 1000 / perSecond;
+/** One process's send schedule: slots reserved in order, pushed back by a pause. */
+export function createMemorySlotSchedule(clock: Clock = { now: () => Date.now() }): SlotSchedule {
   let nextSlot = 0;
   let pausedUntil = 0;
-  return limiterFromSchedule({
-    async reserve() {
+  return {
+    async reserve(count, interval) {
       const now = clock.now();
-      const slot = Math.max(now, pausedUntil, nextSlot);
-      nextSlot = slot + interval;
-      return Math.ceil(slot - now);
+      const first = Math.max(now, pausedUntil, nextSlot);
+      nextSlot = first + count * interval;
+      return Math.ceil(first - now);
     },
     async pausedFor() {
       return Math.max(0, pausedUntil - clock.now());
@@ -27,5 +20,19 @@ export function createMemorySendLimiter(
       pausedUntil = Math.max(pausedUntil, ends);
       nextSlot = Math.max(nextSlot, ends);
     },
+  };
+}
+
+/**
+ * The send limiter of one location in one process: slots `1 / perSecond` apart, pushed back by a
+ * pause. The Redis driver's limiter is the same schedule shared by every process.
+ */
+export function createMemorySendLimiter(
+  perSecond: number,
+  clock: Clock = { now: () => Date.now() },
+) {
+  return limiterFromSchedule(createMemorySlotSchedule(clock), {
+    perSecond,
+    now: () => clock.now(),
   });
 }

@@ -40,6 +40,29 @@ describe('the send limiter shared by processes on Redis', () => {
   const connections = [0, 1, 2].map(() => new Redis(testRedisUrl()));
   afterAll(() => Promise.all(connections.map((c) => c.quit())));
 
+  /** How many script calls touching `prefix`'s keys Redis ran during `run` (seen by MONITOR). */
+  async function countScriptCalls(prefix: string, run: () => Promise<void>): Promise<number> {
+    const monitor = await new Redis(testRedisUrl()).monitor();
+    const marker = `${prefix}monitor-done`;
+    let calls = 0;
+    const done = new Promise<void>((resolve) => {
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        const command = args[0]?.toLowerCase();
+        if ((command === 'evalsha' || command === 'eval') && args.some((a) => a.startsWith(prefix)))
+          calls++;
+        if (command === 'get' && args[1] === marker) resolve();
+      });
+    });
+    try {
+      await run();
+      await connections[0]!.get(marker);
+      await done;
+      return calls;
+    } finally {
+      monitor.disconnect();
+    }
+  }
+
   it('keeps three processes of four lanes each, together, to the rate in every window', async () => {
     const prefix = randomPrefix('limit');
     const limiters = connections.map((redis) =>
@@ -49,6 +72,33 @@ describe('the send limiter shared by processes on Redis', () => {
     expect(stamps.length).toBeGreaterThanOrEqual(55);
     expect(stamps.length).toBeLessThanOrEqual(61);
     expect(busiest(stamps, 1_000)).toBeLessThanOrEqual(21);
+  });
+
+  it('at a high rate reserves its slots in batches, not one round trip per request', async () => {
+    const prefix = randomPrefix('limit');
+    const limiter = createRedisSendLimiter({
+      redis: connections[0]!,
+      prefix,
+      location: 'paris',
+      perSecond: 100_000,
+    });
+    const reservations = await countScriptCalls(prefix, async () => {
+      for (let i = 0; i < 1_000; i++) await limiter.acquire();
+    });
+    expect(reservations).toBeGreaterThan(0);
+    expect(reservations).toBeLessThanOrEqual(Math.ceil(1_000 / 64) + 8);
+  });
+
+  it('keeps the rate with batches too: three processes of four lanes at 1,000/s', async () => {
+    const prefix = randomPrefix('limit');
+    const limiters = connections.map((redis) =>
+      createRedisSendLimiter({ redis, prefix, location: 'paris', perSecond: 1_000 }),
+    );
+    const stamps = await hammer(limiters, 4, 2_000);
+    expect(stamps.length).toBeGreaterThanOrEqual(1_000);
+    // At most the slots of 1,020 ms (a held slot is spent at most 20 ms late), and a few for the
+    // clocks' rounding.
+    expect(busiest(stamps, 1_000)).toBeLessThanOrEqual(1_000 * 1.02 + 5);
   });
 
   it('holds every process back for a pause, including slots reserved before it', async () => {
