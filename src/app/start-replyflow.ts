@@ -85,17 +85,6 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     }
   }
 
-  const worker = roles.worker
-    ? createWorker({
-        store,
-        registry,
-        clock,
-        logger,
-        concurrency: config.workerConcurrency,
-        leaseMs: config.leaseMs,
-        ...options.worker,
-      })
-    : undefined;
   const sender = roles.sender
     ? createSender({
         store,
@@ -107,6 +96,19 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         sendsInFlight: config.sendConcurrency,
         leaseMs: config.leaseMs,
         ...options.sender,
+      })
+    : undefined;
+  // A worker next to a sender hands it the outboxes its commits claim.
+  const worker = roles.worker
+    ? createWorker({
+        store,
+        registry,
+        clock,
+        logger,
+        concurrency: config.workerConcurrency,
+        leaseMs: config.leaseMs,
+        outboxHandOff: sender?.handOff,
+        ...options.worker,
       })
     : undefined;
   const scheduler = roles.scheduler

@@ -19,8 +19,20 @@ export interface WorkerOptions {
   /** Longest wait between scans when no ready signal arrives. */
   idleMs?: number;
   newRunId?: () => string;
+  /**
+   * This process's sender, when it runs one: a step that queues the first messages of an idle
+   * outbox claims that outbox in its commit and hands the claim over, so the sender starts
+   * sending without a claim of its own (one Redis call less per turn).
+   */
+  outboxHandOff?: OutboxHandOff;
   /** Called after each committed step (metrics, tests). */
   onStep?: (outcome: StepOutcome, claim: Claim) => void;
+}
+
+/** Where a commit's outbox claim goes: the process's sender (`Sender.handOff`). */
+export interface OutboxHandOff {
+  readonly wantsOffers: boolean;
+  offer(claim: ClaimWithView<'outbox'>, claimedAt: number): boolean;
 }
 
 export interface Worker {
@@ -67,13 +79,23 @@ export function createWorker(options: WorkerOptions): Worker {
           newRunId,
         });
         report(claim, event.id, event.kind, outcome);
-        const result = await store.commitStep(claim, commit, clock.now());
+        const handOff = options.outboxHandOff;
+        const committedAt = clock.now();
+        const result = await store.commitStep(
+          claim,
+          handOff?.wantsOffers ? { ...commit, claimOutbox: { leaseMs } } : commit,
+          committedAt,
+        );
         if (!result.ok) {
           logger.warn(
             { reason: result.reason, event: event.id },
             'step not committed; leaving the conversation',
           );
           return;
+        }
+        if (result.outbox && !handOff?.offer(result.outbox, committedAt)) {
+          // The sender stopped meanwhile: any sender may take the outbox at once.
+          await store.release(result.outbox, clock.now());
         }
         options.onStep?.(outcome, claim);
         released = result.released === true;

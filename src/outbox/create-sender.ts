@@ -79,9 +79,12 @@ export function createSender(options: SenderOptions) {
 
   // The claim came with the first view, and each recorded send returns the next one; the
   // recorded send that empties the outbox releases the claim with it.
-  async function sendAll({ view: first, ...claim }: ClaimWithView<'outbox'>): Promise<void> {
+  async function sendAll(
+    { view: first, ...claim }: ClaimWithView<'outbox'>,
+    claimedAt: number,
+  ): Promise<void> {
     let released = false;
-    let leaseFrom = clock.now();
+    let leaseFrom = claimedAt;
     try {
       let view: OutboxView = first;
       while (view.message && consumer.running) {
@@ -204,7 +207,18 @@ export function createSender(options: SenderOptions) {
     });
   }
 
-  return { start: () => consumer.start(), stop: () => consumer.stop() };
+  return {
+    start: () => consumer.start(),
+    stop: () => consumer.stop(),
+    /** Takes outbox claims that this process's worker made in its commits (`outboxHandOff`). */
+    handOff: {
+      get wantsOffers() {
+        return consumer.wantsOffers;
+      },
+      offer: (claim: ClaimWithView<'outbox'>, claimedAt: number) =>
+        consumer.offer(claim, claimedAt),
+    },
+  };
 }
 
 function record(message: OutboundMessage, smsId: string): MessageRecord {

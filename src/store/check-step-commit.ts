@@ -27,6 +27,10 @@ export function checkStepCommit(claim: Claim, step: StepCommit): void {
     }
   }
   if (step.timers) checkTimers(step.timers, sameConversation);
+  const lease = step.claimOutbox?.leaseMs;
+  if (lease !== undefined && (!Number.isInteger(lease) || lease <= 0)) {
+    throw new RangeError(`outbox lease ${lease} ms must be a positive integer`);
+  }
 }
 
 function checkTimers(

@@ -15,13 +15,21 @@ export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
   idleMs: number;
   /**
    * Does the work of one claim, starting from the view the claim came with; it must release
-   * the claim (or let its lease run out).
+   * the claim (or let its lease run out). `claimedAt`: when the claim's lease began.
    */
-  handle(claim: ClaimWithView<Q>): Promise<void>;
+  handle(claim: ClaimWithView<Q>, claimedAt: number): Promise<void>;
 }
 
-export interface QueueConsumer {
+export interface QueueConsumer<Q extends QueueName = QueueName> {
   start(): void;
+  /**
+   * Takes a claim made elsewhere in this process (a commit that claimed the outbox for it):
+   * a lane handles it before it looks in the store again. Returns false, leaving the claim to
+   * the caller, when the consumer is stopped or already has a claim waiting per lane.
+   */
+  offer(claim: ClaimWithView<Q>, claimedAt: number): boolean;
+  /** Whether `offer` would take a claim now. */
+  readonly wantsOffers: boolean;
   /** Stops claiming; resolves once every lane has finished the claim it holds. */
   stop(): Promise<void>;
   readonly running: boolean;
@@ -41,7 +49,7 @@ export interface QueueConsumer {
  */
 export function createQueueConsumer<Q extends QueueName>(
   options: QueueConsumerOptions<Q>,
-): QueueConsumer {
+): QueueConsumer<Q> {
   const { store, logger } = options;
   const wake = createWakeSignal();
   let running = false;
@@ -52,6 +60,8 @@ export function createQueueConsumer<Q extends QueueName>(
   // Per partition: announcements so far, so a claim that raced one does not mark it quiet.
   const announced: number[] = new Array(store.partitions).fill(0);
   let rescanAt = 0;
+  // Claims offered by this process, handled before the next look at the store.
+  const offered: Array<{ claim: ClaimWithView<Q>; claimedAt: number }> = [];
 
   function rescanAll(): void {
     quiet.fill(false);
@@ -76,30 +86,45 @@ export function createQueueConsumer<Q extends QueueName>(
 
   async function scan(offset: number): Promise<boolean> {
     if (options.clock.now() >= rescanAt) rescanAll();
-    let found = false;
+    let found = await handleOffered();
     for (let i = 0; i < store.partitions && running; i++) {
       const partition = (offset + i) % store.partitions;
       if (quiet[partition]) continue;
       const seen = announced[partition];
-      const claim = await store.claim(
-        options.queue,
-        partition,
-        options.leaseMs,
-        options.clock.now(),
-      );
+      const claimedAt = options.clock.now();
+      const claim = await store.claim(options.queue, partition, options.leaseMs, claimedAt);
       if (!claim) {
         if (announced[partition] === seen) quiet[partition] = true;
-        continue;
+      } else {
+        found = true;
+        await options.handle(claim, claimedAt);
       }
-      found = true;
-      await options.handle(claim);
+      if (await handleOffered()) found = true;
     }
     return found;
+  }
+
+  async function handleOffered(): Promise<boolean> {
+    let any = false;
+    for (let next = offered.shift(); next && running; next = offered.shift()) {
+      any = true;
+      await options.handle(next.claim, next.claimedAt);
+    }
+    return any;
   }
 
   return {
     get running() {
       return running;
+    },
+    get wantsOffers() {
+      return running && offered.length < options.concurrency;
+    },
+    offer(claim, claimedAt) {
+      if (!running || offered.length >= options.concurrency) return false;
+      offered.push({ claim, claimedAt });
+      wake.notify();
+      return true;
     },
     start() {
       if (running) return;
@@ -122,6 +147,18 @@ export function createQueueConsumer<Q extends QueueName>(
       unsubscribe();
       wake.notifyAll();
       await Promise.all(lanes);
+      // Offered claims no lane took: give them back so that any process may take them at once.
+      const left = offered.splice(0);
+      await Promise.all(
+        left.map(({ claim }) =>
+          store.release(claim, options.clock.now()).catch((error: unknown) => {
+            logger.warn(
+              { err: error },
+              'could not release an offered claim; its lease will expire',
+            );
+          }),
+        ),
+      );
     },
   };
 }

@@ -214,14 +214,23 @@ export interface StepCommit {
    * cancelled; an unknown id is ignored.
    */
   timers?: { set: TimerRecord[]; cancel: string[] };
+  /**
+   * Hand the outbox to this process's sender: when the step queues messages onto an outbox
+   * that was empty and is not claimed, the commit also claims it for `leaseMs` with a fresh
+   * token, as `claim('outbox', …)` would but without announcing it, and answers with that claim
+   * as `outbox`. Otherwise (messages already waiting, or another claimer) the outbox is made
+   * ready and announced as usual. Saves the sender a claim per conversation turn.
+   */
+  claimOutbox?: { leaseMs: number };
 }
 
 /**
  * A commit's answer. `next` is the next view (`commitStep` only); `released` is true when the
- * call also released the claim because the list it popped was left empty (`commitStep` only).
+ * call also released the claim because the list it popped was left empty (`commitStep` only);
+ * `outbox` is the outbox claim the commit took (`StepCommit.claimOutbox`).
  */
 export type CommitResult =
-  | { ok: true; next?: InboxView; released?: boolean }
+  | { ok: true; next?: InboxView; released?: boolean; outbox?: ClaimWithView<'outbox'> }
   | { ok: false; reason: 'lost-lock' | 'stale' };
 
 /**

@@ -99,10 +99,28 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       if (step.record) state.conversations.set(id, JSON.stringify(step.record));
       queues.inbox.pop(id);
+      let outbox: ClaimWithView<'outbox'> | undefined;
       if (step.outbound.length > 0) {
+        const wasEmpty = queues.outbox.items(id).length === 0;
         const outbound = step.outbound.map((message) => JSON.stringify(message));
         queues.outbox.append(id, claim.partition, outbound, now);
-        listeners.emit('outbox', claim.partition);
+        const token = step.claimOutbox && wasEmpty ? newToken() : undefined;
+        if (
+          token &&
+          step.claimOutbox &&
+          queues.outbox.claimId(id, claim.partition, step.claimOutbox.leaseMs, now, token)
+        ) {
+          // Handed to the caller's sender: claimed, not announced, as the Redis script does.
+          outbox = {
+            queue: 'outbox',
+            partition: claim.partition,
+            token,
+            ...parseConversationId(id),
+            view: state.outboxView(claim),
+          };
+        } else {
+          listeners.emit('outbox', claim.partition);
+        }
       }
       const timers = state.timersOf(claim.partition);
       for (const timer of step.timers?.set ?? []) timers.set(id, timer);
@@ -112,10 +130,15 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       // The drain is over when the mailbox is empty: released here, as the Redis script does.
       if (queues.inbox.items(id).length === 0) {
         queues.inbox.release(id, claim.partition, claim.token, now, now);
-        return { ok: true, next: state.inboxView(claim), released: true };
+        return {
+          ok: true,
+          next: state.inboxView(claim),
+          released: true,
+          ...(outbox && { outbox }),
+        };
       }
       queues.inbox.extend(id, claim.partition, now);
-      return { ok: true, next: state.inboxView(claim), released: false };
+      return { ok: true, next: state.inboxView(claim), released: false, ...(outbox && { outbox }) };
     },
   };
 }

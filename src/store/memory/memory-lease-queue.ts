@@ -65,6 +65,18 @@ export class MemoryLeaseQueue {
     }
   }
 
+  /**
+   * Claims one conversation directly when nobody holds it (no lock, or one whose lease has
+   * passed), as `claim` would; returns whether it did.
+   */
+  claimId(id: string, partition: number, leaseMs: number, now: number, token: string): boolean {
+    const ready = this.readyOf(partition);
+    if (this.locks.has(id) && (ready.get(id) ?? Number.NEGATIVE_INFINITY) > now) return false;
+    this.locks.set(id, { token, leaseMs });
+    ready.set(id, now + leaseMs);
+    return true;
+  }
+
   holds(id: string, token: string): boolean {
     return this.locks.get(id)?.token === token;
   }

@@ -9,7 +9,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-11.lua` and `claim-6.lua` (inbox) return them. */
+/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-13.lua` and `claim-6.lua` (inbox) return them. */
 export function inboxViewOf(reply: unknown[]): InboxView {
   const [record, next, origin] = reply;
   return {

@@ -2,11 +2,11 @@ import { checkStepCommit } from '../check-step-commit.ts';
 import { parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
-import { statusRank } from '../records.ts';
+import { type OutboundMessage, statusRank } from '../records.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { timerEventJsonStart } from '../timer-event-json.ts';
-import { inboxViewOf, outboxViewOf } from './parse-reply.ts';
+import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
 
 type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
@@ -129,7 +129,10 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.timers,
         c.timerPrefix,
         c.conversationTimers,
+        c.lock('outbox'),
+        c.sentPrefix,
       ];
+      const outboxToken = step.claimOutbox ? context.newToken() : '';
       const timers = step.timers ?? { set: [], cancel: [] };
       const args = [
         claim.token,
@@ -142,6 +145,8 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.id,
         keys.readyChannel,
         c.readyMessage('outbox'),
+        outboxToken,
+        step.claimOutbox?.leaseMs ?? 0,
         step.outbound.length,
         ...step.outbound.map((message) => JSON.stringify(message)),
         timers.set.length,
@@ -152,7 +157,22 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         scripts.run('commit-step', scriptKeys, args),
       )) as unknown[];
       if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
-      return { ok: true, next: inboxViewOf(view), released: view[3] === 1 };
+      const outbox = jsonOrNull<OutboundMessage>(view[4]);
+      return {
+        ok: true,
+        next: inboxViewOf(view),
+        released: view[3] === 1,
+        ...(outbox && {
+          outbox: {
+            queue: 'outbox' as const,
+            partition: claim.partition,
+            token: outboxToken,
+            location: claim.location,
+            phone: claim.phone,
+            view: outboxViewOf([view[4], view[5]]),
+          },
+        }),
+      };
     },
   };
 }

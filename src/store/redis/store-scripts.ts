@@ -3,7 +3,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
 
-/** A script's command name on the ioredis instance, from its file name: `commit-step-11.lua` → `replyflowCommitStep`. */
+/** A script's command name on the ioredis instance, from its file name: `commit-step-13.lua` → `replyflowCommitStep`. */
 function commandName(base: string): string {
   return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
 }

@@ -4,6 +4,7 @@ import {
   claimOf,
   conversationRecord,
   keyOf,
+  leaseMs,
   outboundMessage,
   phonesInDistinctPartitions,
   queueOutbound,
@@ -183,6 +184,84 @@ export function commitContract(store: () => Store): void {
       const applied = await store().listApplied(keyOf(phone));
       expect(applied).toHaveLength(1_000);
       expect([applied[0], applied.at(-1)]).toEqual(['e-3', `e-${count - 1}`]);
+    });
+
+    it('claims an idle outbox for the committer when asked: others cannot claim it, and it sends as any claim', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await store().ingest('n-1', [{ event: startEvent('e-1', phone) }], t0);
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const outbound = [outboundMessage(phone, 'e-1:0'), outboundMessage(phone, 'e-1:1', 'Second')];
+      const result = await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 0, record: null, outbound, claimOutbox: { leaseMs } },
+        t0,
+      );
+      if (!result.ok || !result.outbox)
+        throw new Error(`no outbox claim: ${JSON.stringify(result)}`);
+      const handed = result.outbox;
+      expect(handed).toMatchObject({
+        queue: 'outbox',
+        partition: claim.partition,
+        ...keyOf(phone),
+      });
+      expect(handed.token).not.toBe(claim.token);
+      expect(handed.view).toEqual({ message: outbound[0], sentSmsId: null });
+      // Held for its lease: nobody else claims it before, anybody after.
+      expect(await store().claim('outbox', claim.partition, leaseMs, t0 + leaseMs - 1)).toBeNull();
+
+      const first = await store().recordSent(
+        handed,
+        'e-1:0',
+        sentRecord(phone, 'sms-1', 'e-1:0'),
+        t0 + 1,
+      );
+      expect(first).toMatchObject({
+        ok: true,
+        nextOutbox: { message: outbound[1] },
+        released: false,
+      });
+      const last = await store().recordSent(
+        handed,
+        'e-1:1',
+        sentRecord(phone, 'sms-2', 'e-1:1'),
+        t0 + 2,
+      );
+      expect(last).toMatchObject({ ok: true, released: true });
+      expect(await store().pendingOutbound(keyOf(phone))).toEqual([]);
+    });
+
+    it('leaves to the queue an outbox that already had messages or a holder, and does not claim without messages', async () => {
+      const [busy = '', held = '', quiet = ''] = phonesInDistinctPartitions(store(), 3);
+      // busy: a message is already waiting (perhaps deferred to later): not claimed by the commit.
+      await queueOutbound(store(), busy, [outboundMessage(busy, 'old:0')]);
+      // held: a sender holds the outbox (its list emptied, its release not yet done).
+      await queueOutbound(store(), held, [outboundMessage(held, 'old:0')]);
+      const sender = await claimOf(store(), 'outbox', held, t0);
+      const failure = statusItem('send-failed:old:0', held, '', 'errored').event;
+      expect(await store().failOutbound(sender, 'old:0', failure, t0)).toEqual({ ok: true });
+
+      for (const phone of [busy, held, quiet]) {
+        await store().ingest(`n-${phone}`, [{ event: replyEvent(`r-${phone}`, phone) }], t0);
+        const claim = await claimOf(store(), 'inbox', phone, t0);
+        const result = await store().commitStep(
+          claim,
+          {
+            // held's mailbox starts with the failure its sender pushed.
+            eventId: claim.view.next?.id ?? '',
+            expectedSeq: claim.view.record?.seq ?? 0,
+            record: null,
+            outbound: phone === quiet ? [] : [outboundMessage(phone, `r-${phone}:0`)],
+            claimOutbox: { leaseMs },
+          },
+          t0,
+        );
+        expect(result).toMatchObject({ ok: true });
+        expect(result.ok && result.outbox).toBeFalsy();
+      }
+      // busy is claimable through the queue as before, its old message first.
+      const queued = await claimOf(store(), 'outbox', busy, t0);
+      expect(queued.view.message?.id).toBe('old:0');
+      expect(await store().claim('outbox', store().partitionOf(quiet), leaseMs, t0)).toBeNull();
     });
   });
 }

@@ -5,7 +5,10 @@
   step's timers, logs the event id as applied, and reads the next view. When the pop left the
   mailbox empty, releases the claim as release-3.lua would (deletes the lock, drops the
   conversation from the ready set): the drain is over, and that saves the worker a call.
-  Otherwise extends the lease.
+  Otherwise extends the lease. When the step queues messages onto an outbox that was empty
+  and unclaimed and an outbox token is given, claims that outbox as claim-6.lua would (lock,
+  ready time now + lease), without announcing it, and answers with its first view: the
+  process's own sender takes it from there without a claim of its own.
 
   Input:
     KEYS[1] inbox lock
@@ -19,6 +22,8 @@
     KEYS[9] timers of the partition (zset)
     KEYS[10] timer key prefix (+ timer id)
     KEYS[11] timers of the conversation (zset)
+    KEYS[12] outbox lock
+    KEYS[13] sent guard key prefix (+ outbox message id)
     ARGV[1] token
     ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
@@ -29,15 +34,18 @@
     ARGV[8] conversation id
     ARGV[9] ready channel
     ARGV[10] outbox ready message
-    ARGV[11] n, the number of outbound messages
-    ARGV[12..11+n] outbound message JSON, in order
-    ARGV[12+n] m, the number of timers to set
+    ARGV[11] outbox token to claim the outbox with, or '' not to
+    ARGV[12] outbox lease (ms)
+    ARGV[13] n, the number of outbound messages
+    ARGV[14..13+n] outbound message JSON, in order
+    ARGV[14+n] m, the number of timers to set
     then three per timer to set (replacing one with the same id): id, due time (ms), and its
     TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
     then the ids of the timers to cancel (only the conversation's own are deleted)
   Output:
     {'lost-lock'} | {'stale'} |
-    {'ok', record JSON, next head JSON, origin JSON, released} ('' = none; released: 1 or 0)
+    {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard}
+    ('' = none; released: 1 or 0; the outbox head only when this call claimed the outbox)
 ]]
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -54,14 +62,25 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], 'seq', ARGV[5], 'json', ARGV[4])
 end
 redis.call('LPOP', KEYS[2])
-local outbound = tonumber(ARGV[11])
+local outbound = tonumber(ARGV[13])
+local handed, handedSmsId = '', ''
 if outbound > 0 then
-  redis.call('RPUSH', KEYS[6], unpack(ARGV, 12, 11 + outbound))
-  redis.call('ZADD', KEYS[7], 'NX', ARGV[6], ARGV[8])
-  redis.call('PUBLISH', ARGV[9], ARGV[10])
+  local wasEmpty = redis.call('LLEN', KEYS[6]) == 0
+  redis.call('RPUSH', KEYS[6], unpack(ARGV, 14, 13 + outbound))
+  if ARGV[11] ~= '' and wasEmpty and redis.call('EXISTS', KEYS[12]) == 0 then
+    local outboxLease = tonumber(ARGV[12])
+    redis.call('HSET', KEYS[12], 'token', ARGV[11], 'lease', outboxLease)
+    redis.call('PEXPIRE', KEYS[12], outboxLease)
+    redis.call('ZADD', KEYS[7], tonumber(ARGV[6]) + outboxLease, ARGV[8])
+    handed = ARGV[14]
+    handedSmsId = redis.call('GET', KEYS[13] .. cjson.decode(handed).id) or ''
+  else
+    redis.call('ZADD', KEYS[7], 'NX', ARGV[6], ARGV[8])
+    redis.call('PUBLISH', ARGV[9], ARGV[10])
+  end
 end
 
-local at = 12 + outbound
+local at = 14 + outbound
 local sets = tonumber(ARGV[at])
 for i = at + 1, at + 3 * sets, 3 do
   local id, dueAt = ARGV[i], ARGV[i + 1]
@@ -85,7 +104,7 @@ local next = redis.call('LINDEX', KEYS[2], 0) or ''
 if next == '' then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[5], ARGV[8])
-  return {'ok', record, '', '', 1}
+  return {'ok', record, '', '', 1, handed, handedSmsId}
 end
 
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
@@ -99,4 +118,4 @@ local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'sta
 if type(smsId) == 'string' and smsId ~= '' then
   origin = redis.call('HGET', KEYS[8] .. smsId, 'json') or ''
 end
-return {'ok', record, next, origin, 0}
+return {'ok', record, next, origin, 0, handed, handedSmsId}
