@@ -1,0 +1,109 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AppConfig } from '../../../src/app/config.ts';
+import { startReplyflow } from '../../../src/app/start-replyflow.ts';
+import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
+import { startConversation } from '../../../src/conversation/start-conversation.ts';
+import { createMemoryStore } from '../../../src/store/memory/create-memory-store.ts';
+import type { QueueName, Store } from '../../../src/store/store.ts';
+import echo from '../../fixtures/bots/echo-bot.ts';
+import { waitFor } from '../../support/wait-for.ts';
+import { type ProviderEmulator, startProviderEmulator } from '../provider/provider-emulator.ts';
+
+const config = (): AppConfig => ({
+  locations: [
+    {
+      name: 'paris',
+      providerUrl: 'unused',
+      apiKeyId: 'k',
+      apiKeySecret: 's',
+      webhookSecret: 'unused-secret',
+      rateLimitPerSecond: 1_000_000,
+    },
+  ],
+  botsDir: 'unused',
+  publicUrl: undefined,
+  redisUrl: undefined,
+  redisPrefix: 'unused',
+  sendDeadlineMs: 3_600_000,
+  sendConcurrency: 1,
+  workerConcurrency: 4,
+  leaseMs: 30_000,
+  port: 0,
+  logLevel: 'silent',
+});
+
+/** The store, counting the claims that found something, per queue. */
+function countingClaims(store: Store) {
+  const claims: Record<QueueName, number> = { inbox: 0, outbox: 0 };
+  const counted: Store = Object.create(store);
+  counted.claim = async (queue, ...rest) => {
+    const claim = await store.claim(queue, ...rest);
+    if (claim) claims[queue]++;
+    return claim;
+  };
+  return { claims, store: counted };
+}
+
+describe('the outbox hand-off from worker to sender in one process', () => {
+  let service: ProviderEmulator | undefined;
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+  });
+
+  it.each([
+    ['worker and sender in one process', { worker: true, sender: true }, 0],
+    ['a worker alone, its sender elsewhere', { worker: true, sender: false }, 12],
+  ] as const)(
+    '%s: every greeting is sent once; the sender claims %i outboxes itself',
+    async (_, roles, senderClaims) => {
+      service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
+      const memory = createMemoryStore({});
+      const { claims, store } = countingClaims(memory);
+      const clients = new Map([['paris', service.client({ limits: { perSecond: 1_000_000 } })]]);
+      const registry = createBotRegistry([{ bot: echo, file: 'echo.ts' }]);
+      const common = {
+        config: config(),
+        logger: pino({ level: 'silent' }),
+        store,
+        registry,
+        clients,
+      };
+      const app = await startReplyflow({
+        ...common,
+        roles: { web: false, scheduler: false, ...roles },
+      });
+      // The separate sender of the second case: its claims are the ones the hand-off saves.
+      const sender = roles.sender
+        ? undefined
+        : await startReplyflow({
+            ...common,
+            roles: { web: false, worker: false, scheduler: false },
+          });
+      const phones = Array.from({ length: 12 }, (_, n) => `336${20_000_000 + n}`);
+      try {
+        // One at a time, so the sender always has room for the claim the commit hands it.
+        for (const [n, phone] of phones.entries()) {
+          await startConversation(store, {
+            location: 'paris',
+            phone,
+            botId: 'echo',
+            now: Date.now(),
+          });
+          await waitFor(async () => (await service!.requests('POST /v1/sms')).length === n + 1, {
+            timeout: 10_000,
+          });
+        }
+      } finally {
+        await sender?.close();
+        await app.close();
+      }
+      const sent = await service.control<{ to: string; body: string }[]>('GET', '/messages');
+      expect(sent.map((m) => m.to).sort()).toEqual([...phones].sort());
+      expect(new Set(sent.map((m) => m.body))).toEqual(new Set(['Echo bot here. Say anything.']));
+      expect(claims.inbox).toBe(12);
+      expect(claims.outbox).toBe(senderClaims);
+    },
+  );
+});
