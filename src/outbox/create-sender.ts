@@ -112,24 +112,22 @@ export function createSender(options: SenderOptions) {
       const known = await store.getMessage(message.phone, view.sentSmsId);
       return recorded(claim, message, known ?? record(message, view.sentSmsId));
     }
-    return window
-      .run(async () => {
-        // Waiting for the window used up part of the lease: a claim that may expire mid-send
-        // could be taken over and the message sent twice, so give it back unsent instead.
-        if (clock.now() - leaseFrom > leaseMs / 2) return { kind: 'expiring' } as const;
-        let smsId: string;
-        try {
-          smsId = (await gateway.send(message.location, { to: message.phone, body: message.body }))
-            .id;
-        } catch (error) {
-          return { kind: 'error', error } as const;
-        }
-        return recorded(claim, message, record(message, smsId));
-      })
-      .then((outcome) =>
-        // A failure is handled outside the window: the service took nothing to record.
-        outcome.kind === 'error' ? handleFailure(claim, message, outcome.error) : outcome,
-      );
+    // Waiting for the window used up part of the lease: a claim that may expire mid-send could
+    // be taken over and the message sent twice, so it is given back unsent instead.
+    const sent = await window.run(async () => {
+      if (clock.now() - leaseFrom > leaseMs / 2) return { kind: 'expiring' } as const;
+      let smsId: string;
+      try {
+        smsId = (await gateway.send(message.location, { to: message.phone, body: message.body }))
+          .id;
+      } catch (error) {
+        return { kind: 'error', error } as const;
+      }
+      // Outside the try: a store failure here is not a send failure (the message went out).
+      return recorded(claim, message, record(message, smsId));
+    });
+    // A failure is handled outside the window: the service took nothing to record.
+    return sent.kind === 'error' ? handleFailure(claim, message, sent.error) : sent;
   }
 
   // recordSent records the send even when the lease was lost meanwhile, so it is never resent.

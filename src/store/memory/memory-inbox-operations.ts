@@ -104,12 +104,9 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         const wasEmpty = queues.outbox.items(id).length === 0;
         const outbound = step.outbound.map((message) => JSON.stringify(message));
         queues.outbox.append(id, claim.partition, outbound, now);
-        const token = step.claimOutbox && wasEmpty ? newToken() : undefined;
-        if (
-          token &&
-          step.claimOutbox &&
-          queues.outbox.claimId(id, claim.partition, step.claimOutbox.leaseMs, now, token)
-        ) {
+        const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
+        const token = lease ? newToken() : '';
+        if (lease && queues.outbox.claimId(id, claim.partition, lease, now, token)) {
           // Handed to the caller's sender: claimed, not announced, as the Redis script does.
           outbox = {
             queue: 'outbox',
