@@ -103,6 +103,20 @@ const envSchema = z.object({
         });
       return ms ?? 0;
     }),
+  /**
+   * After taking an outbox over from a process that died mid-send, how long its head waits for
+   * the service's status of a send that process may have made, before it is sent (0s: never
+   * waits, and a send the dead process made is sent again).
+   */
+  REPLYFLOW_IN_DOUBT_GRACE: z
+    .string()
+    .default('30s')
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined)
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 0s, 30s or 2m' });
+      return ms ?? 0;
+    }),
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** pino log level. */
@@ -122,6 +136,8 @@ export interface AppConfig {
   workerConcurrency: number;
   /** REPLYFLOW_LEASE in milliseconds. */
   leaseMs: number;
+  /** REPLYFLOW_IN_DOUBT_GRACE in milliseconds. */
+  inDoubtGraceMs: number;
   port: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
 }
@@ -147,6 +163,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     sendConcurrency: vars.REPLYFLOW_SEND_CONCURRENCY,
     workerConcurrency: vars.REPLYFLOW_WORKER_CONCURRENCY,
     leaseMs: vars.REPLYFLOW_LEASE,
+    inDoubtGraceMs: vars.REPLYFLOW_IN_DOUBT_GRACE,
     port: vars.PORT,
     logLevel: vars.LOG_LEVEL,
   };

@@ -95,6 +95,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         sendDeadlineMs: config.sendDeadlineMs,
         sendsInFlight: config.sendConcurrency,
         leaseMs: config.leaseMs,
+        inDoubtGraceMs: config.inDoubtGraceMs,
         ...options.sender,
       })
     : undefined;

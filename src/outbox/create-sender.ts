@@ -24,6 +24,11 @@ export interface SenderOptions {
    */
   lanes?: number;
   leaseMs?: number;
+  /**
+   * After a takeover (`view.takenOver`), how long the head waits for the status of a send the
+   * dead holder may have made before it is sent (default 30 s; 0 sends at once).
+   */
+  inDoubtGraceMs?: number;
   idleMs?: number;
   /** First retry delay; doubles on each attempt, with jitter, up to `maxDelayMs`. */
   baseDelayMs?: number;
@@ -49,6 +54,24 @@ type Outcome =
   | { kind: 'deferred' | 'lost' | 'expiring' };
 
 /**
+ * Whether `message` must wait before it is sent, and until when: it heads an outbox just taken
+ * over from a holder that may have sent it, or waits still from such a takeover.
+ */
+function inDoubtUntil(
+  view: OutboxView,
+  message: OutboundMessage,
+  now: number,
+  graceMs: number,
+): number | undefined {
+  if (view.sentSmsId || graceMs <= 0) return undefined;
+  if (view.takenOver) return now + graceMs;
+  if (message.inDoubtUntil !== undefined && message.inDoubtUntil > now) {
+    return message.inDoubtUntil;
+  }
+  return undefined;
+}
+
+/**
  * The outbox sender: claims conversations with messages to send and sends them in the order
  * the bot queued them, from the short code. A message the service accepted is popped together
  * with its "sent" guard and its message record, in one atomic call: after that it is never sent
@@ -64,6 +87,7 @@ export function createSender(options: SenderOptions) {
   const maxDelayMs = options.maxDelayMs ?? 60_000;
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
+  const inDoubtGraceMs = options.inDoubtGraceMs ?? 30_000;
   const window = createSendWindow(options.sendsInFlight ?? 1);
 
   const consumer = createQueueConsumer({
@@ -107,7 +131,31 @@ export function createSender(options: SenderOptions) {
 
   async function sendOne(claim: Claim, view: OutboxView, leaseFrom: number): Promise<Outcome> {
     const message = view.message as OutboundMessage;
+    // Taken over from a holder that died mid-claim: it may have sent this message and died
+    // before recording it. Its status, on its way, would tell (the claim looks it up): the
+    // message waits for it, and the next claim looks again before sending.
+    const doubtEnds = inDoubtUntil(view, message, clock.now(), inDoubtGraceMs);
+    if (doubtEnds !== undefined) {
+      logFor(message).info(
+        { outbox: message.id, until: new Date(doubtEnds).toISOString() },
+        'took over an outbox whose first message may have been sent; waiting for its status',
+      );
+      const result = await store.deferOutbound(
+        claim,
+        message.id,
+        message.attempts,
+        doubtEnds,
+        doubtEnds,
+      );
+      return { kind: result.ok ? 'deferred' : 'lost' };
+    }
     if (view.sentSmsId) {
+      if (view.takenOver || message.inDoubtUntil !== undefined) {
+        logFor(message).info(
+          { outbox: message.id, smsId: view.sentSmsId },
+          'a message sent by a process that died before recording it: recorded, not sent again',
+        );
+      }
       // The service already accepted it: pop it without sending again.
       const known = await store.getMessage(message.phone, view.sentSmsId);
       return recorded(claim, message, known ?? record(message, view.sentSmsId));

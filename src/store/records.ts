@@ -111,6 +111,12 @@ export interface OutboundMessage extends ConversationKey {
   queuedAt: number;
   /** Send attempts so far (transient failures). */
   attempts: number;
+  /**
+   * Set when a sender took this message's outbox over from a holder that died mid-claim and
+   * found no sms id for it: until then, the service's status for a send that holder may have
+   * made can still arrive, and the next claim looks for it before sending (DESIGN §2.4).
+   */
+  inDoubtUntil?: number;
 }
 
 /** What replyflow knows of one SMS the service accepted, keyed by the service's sms id. */

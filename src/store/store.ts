@@ -37,7 +37,10 @@ export interface Store {
    * order, in the sms's early statuses (kept ≥ 7 days) until `recordSent` moves it into the
    * mailbox with the run that sent it. Push every other event onto its conversation's mailbox
    * (in array order) and mark the conversation ready. `pushed` counts only what went onto
-   * mailboxes. All partitions go in ONE round trip. Resolves only once durable.
+   * mailboxes. A status item kept waiting that carries `body` also records body → sms id in
+   * the conversation's unrecorded sends (7 days), where a takeover looks for the send a dead
+   * sender never recorded (see `claim`). All partitions go in ONE round trip. Resolves only
+   * once durable.
    */
   ingest(notificationId: string, items: IngestItem[], now: number): Promise<IngestResult>;
 
@@ -52,6 +55,13 @@ export interface Store {
    * `OutboxView` of `readOutbox(claim)`. A worker or sender starts from it without another
    * round trip. `view` is a snapshot: pass the claim on as a plain `Claim` (the other methods
    * ignore `view`).
+   *
+   * An outbox lock lasts until it is released (or deferred, or taken over), not until its
+   * lease ends: a claim that takes an outbox over from a holder that died mid-claim says so
+   * with `view.takenOver`. Its head may have been sent and never recorded, so when the head
+   * is in doubt (taken over, or `inDoubtUntil` set) and has no "sent" guard, the claim looks
+   * its body up in the conversation's unrecorded sends (see `ingest`) and answers the sms id
+   * found there, unless recorded since, as `sentSmsId`.
    */
   claim<Q extends QueueName>(
     queue: Q,
@@ -96,6 +106,8 @@ export interface Store {
    * outbox after the pop (`nextOutbox`, what `readOutbox(claim)` would then return), so a send
    * loop needs one call per message. When the outbox is then empty, the claim is released in
    * the same call, as `release(claim, now)` would, and the answer says `released: true`.
+   * The popped message's body leaves the conversation's unrecorded sends when it points at
+   * this sms.
    */
   recordSent(
     claim: Claim,
@@ -104,13 +116,15 @@ export interface Store {
     now: number,
   ): Promise<RecordSentResult>;
 
-  /** A transient failure: store the head message's new attempt count and release the claim
-   * with the conversation ready again at `notBefore`. */
+  /** A transient failure, or a head in doubt after a takeover: store the head message's new
+   * attempt count (and `inDoubtUntil` when given) and release the claim with the conversation
+   * ready again at `notBefore`. */
   deferOutbound(
     claim: Claim,
     messageId: string,
     attempts: number,
     notBefore: number,
+    inDoubtUntil?: number,
   ): Promise<CommitResult>;
 
   /** A permanent failure: pop the head message and, atomically, push `statusEvent` onto the
@@ -157,6 +171,8 @@ export type QueueName = 'inbox' | 'outbox';
 
 export interface IngestItem {
   event: MailboxEvent;
+  /** For status items: the sms body as the service reported it (finds an unrecorded send). */
+  body?: string;
   /** For status items: the message record update, applied only when it moves the record forward. */
   status?: Pick<
     MessageRecord,
@@ -199,6 +215,8 @@ export interface InboxView {
 export interface OutboxView {
   message: OutboundMessage | null;
   sentSmsId: string | null;
+  /** `claim` only: the claim took the outbox over from a holder that died mid-claim. */
+  takenOver?: boolean;
 }
 
 export interface StepCommit {

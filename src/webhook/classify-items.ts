@@ -24,6 +24,8 @@ const statusItemSchema = z.object({
   parts: z.number().int().nonnegative().optional(),
   createdAt: z.string().max(64).optional(),
   updatedAt: z.string().max(64).optional(),
+  // Optional: it only helps a takeover find a send its dead sender never recorded.
+  body: z.string().max(10_000).optional(),
 });
 
 export interface Classified {
@@ -76,10 +78,21 @@ function classifyItem(
   }
   const parsed = statusItemSchema.safeParse(raw);
   if (!parsed.success) return `status: ${describe(parsed.error)}`;
-  const { id: smsId, to, status, statusReason, parts, price, createdAt, updatedAt } = parsed.data;
+  const {
+    id: smsId,
+    to,
+    status,
+    statusReason,
+    parts,
+    price,
+    createdAt,
+    updatedAt,
+    body,
+  } = parsed.data;
   return {
     event: { ...base, kind: 'status', phone: to, smsId, status, statusReason },
     status: { status, statusReason, parts, price, createdAt, updatedAt },
+    ...(body !== undefined && { body }),
   };
 }
 

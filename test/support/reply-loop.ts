@@ -116,6 +116,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     sendConcurrency: options.sendConcurrency ?? 4,
     workerConcurrency: 4,
     leaseMs: 30_000,
+    inDoubtGraceMs: 30_000,
     port: 0,
     logLevel: 'silent',
   };

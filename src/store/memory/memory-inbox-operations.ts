@@ -44,6 +44,16 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
                 events: [...state.earlyStatusesOf(key, now), JSON.stringify(item.event)],
                 expiresAt: now + storeLimits.earlyStatusTtlMs,
               });
+              // Where a takeover finds the sms id of a send its dead holder never recorded.
+              if (item.body) {
+                const id = conversationId(item.event);
+                const bodies = state.unrecordedOf(id, now) ?? new Map<string, string>();
+                bodies.set(item.body, update.smsId);
+                state.unrecorded.set(id, {
+                  bodies,
+                  expiresAt: now + storeLimits.earlyStatusTtlMs,
+                });
+              }
               continue;
             }
           }
@@ -62,11 +72,14 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
       }
       const token = newToken();
-      const id = queues[queue].claim(partition, leaseMs, now, token);
-      if (id === null) return null;
-      const key = parseConversationId(id);
+      const taken = queues[queue].claim(partition, leaseMs, now, token);
+      if (taken === null) return null;
+      const key = parseConversationId(taken.id);
       // The first view, read with the claim as the Redis script does.
-      const view = queue === 'inbox' ? state.inboxView(key) : state.outboxView(key);
+      const view =
+        queue === 'inbox'
+          ? state.inboxView(key)
+          : state.claimedOutboxView(key, taken.takenOver, now);
       const claimed: ClaimWithView<typeof queue> = {
         queue,
         partition,

@@ -43,7 +43,17 @@ export class MemoryLeaseQueue {
     if (list && list.length > 0) list[0] = item;
   }
 
-  claim(partition: number, leaseMs: number, now: number, token: string): string | null {
+  /**
+   * Claims the conversation ready longest whose ready time has come. `takenOver`: a lock was
+   * still there, left by a holder whose lease ran out (locks never expire on their own here;
+   * the Redis driver keeps outbox locks the same way).
+   */
+  claim(
+    partition: number,
+    leaseMs: number,
+    now: number,
+    token: string,
+  ): { id: string; takenOver: boolean } | null {
     const ready = this.readyOf(partition);
     for (;;) {
       let due: string | null = null;
@@ -57,21 +67,24 @@ export class MemoryLeaseQueue {
       if (due === null) return null;
       if (this.items(due).length === 0) {
         ready.delete(due);
+        // Its lease has passed and nothing is left: a lock left here is nobody's.
+        this.locks.delete(due);
         continue;
       }
+      const takenOver = this.locks.has(due);
       this.locks.set(due, { token, leaseMs });
       ready.set(due, now + leaseMs);
-      return due;
+      return { id: due, takenOver };
     }
   }
 
   /**
-   * Claims one conversation directly when nobody holds it (no lock, or one whose lease has
-   * passed), as `claim` would; returns whether it did.
+   * Claims one conversation directly when it has no lock (a lock whose lease has passed is
+   * left to `claim`, which reports the takeover), as `claim` would; returns whether it did.
    */
   claimId(id: string, partition: number, leaseMs: number, now: number, token: string): boolean {
     const ready = this.readyOf(partition);
-    if (this.locks.has(id) && (ready.get(id) ?? Number.NEGATIVE_INFINITY) > now) return false;
+    if (this.locks.has(id)) return false;
     this.locks.set(id, { token, leaseMs });
     ready.set(id, now + leaseMs);
     return true;

@@ -45,7 +45,13 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
         state.listeners.emit('inbox', claim.partition);
       }
       // The send happened whoever holds the lock now, so its facts are kept and it is popped.
-      if (state.headIs('outbox', claim, messageId)) outbox.pop(id);
+      const head = state.head<OutboundMessage>('outbox', claim);
+      if (head?.id === messageId) {
+        outbox.pop(id);
+        // Recorded now: its body must no longer lead a takeover to this sms id.
+        const bodies = state.unrecorded.get(id)?.bodies;
+        if (bodies?.get(head.body) === record.smsId) bodies.delete(head.body);
+      }
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       // Nothing left to send: released here, as the Redis script does.
       if (outbox.items(id).length === 0) {
@@ -56,12 +62,15 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       return { ok: true, nextOutbox: state.outboxView(claim), released: false };
     },
 
-    async deferOutbound(claim, messageId, attempts, notBefore) {
+    async deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil) {
       const id = conversationId(claim);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       const head = state.head<OutboundMessage>('outbox', claim);
       if (head?.id !== messageId) return { ok: false, reason: 'stale' };
-      outbox.replaceHead(id, JSON.stringify({ ...head, attempts }));
+      outbox.replaceHead(
+        id,
+        JSON.stringify({ ...head, attempts, ...(inDoubtUntil !== undefined && { inDoubtUntil }) }),
+      );
       // Ready again only at notBefore, so no listener is woken now.
       outbox.release(id, claim.partition, claim.token, notBefore, Number.NEGATIVE_INFINITY);
       return { ok: true };

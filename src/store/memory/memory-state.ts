@@ -24,6 +24,8 @@ export class MemoryState {
   readonly recordedSent = new Set<string>();
   /** `<partition>:<smsId>` → status event JSON that came before `recordSent`, oldest first, and expiry (ms) */
   readonly earlyStatuses = new Map<string, { events: string[]; expiresAt: number }>();
+  /** conversation id → body → sms id of statuses for an sms not recorded as sent, and expiry (ms) */
+  readonly unrecorded = new Map<string, { bodies: Map<string, string>; expiresAt: number }>();
   /** `<partition>:<notificationId>` → expiry (ms) */
   readonly seen = new Map<string, number>();
   /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
@@ -89,18 +91,43 @@ export class MemoryState {
     return { message, sentSmsId: guard?.smsId ?? null };
   }
 
+  /**
+   * The first view of an outbox claim: `outboxView`, and when the head is in doubt (taken over,
+   * or `inDoubtUntil` set) with no "sent" guard, the sms id of its unrecorded send, if any.
+   */
+  claimedOutboxView(key: ConversationKey, takenOver: boolean, now: number): OutboxView {
+    const view = this.outboxView(key);
+    const message = view.message;
+    if (message && !view.sentSmsId && (takenOver || message.inDoubtUntil !== undefined)) {
+      const smsId = this.unrecordedOf(conversationId(key), now)?.get(message.body);
+      if (smsId && !this.recordedSent.has(this.inPartition(key.phone, smsId))) {
+        view.sentSmsId = smsId;
+      }
+    }
+    return takenOver ? { ...view, takenOver } : view;
+  }
+
+  /** A conversation's unrecorded sends still kept at `now` (Redis expires the hash). */
+  unrecordedOf(id: string, now: number): Map<string, string> | undefined {
+    const unrecorded = this.unrecorded.get(id);
+    return unrecorded && unrecorded.expiresAt > now ? unrecorded.bodies : undefined;
+  }
+
   /** The early status events of a message record key still kept at `now` (Redis expires the list). */
   earlyStatusesOf(key: string, now: number): string[] {
     const early = this.earlyStatuses.get(key);
     return early && early.expiresAt > now ? early.events : [];
   }
 
-  /** Drops expired seen ids, sent guards and early status lists, as Redis expires their keys. */
+  /** Drops expired seen ids, sent guards, early status lists and unrecorded sends, as Redis expires their keys. */
   sweep(now: number): void {
     for (const [key, expiresAt] of this.seen) if (expiresAt <= now) this.seen.delete(key);
     for (const [key, guard] of this.sent) if (guard.expiresAt <= now) this.sent.delete(key);
     for (const [key, early] of this.earlyStatuses) {
       if (early.expiresAt <= now) this.earlyStatuses.delete(key);
+    }
+    for (const [key, unrecorded] of this.unrecorded) {
+      if (unrecorded.expiresAt <= now) this.unrecorded.delete(key);
     }
   }
 }

@@ -16,7 +16,8 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:conv:<location>:<phone>         hash   seq, json (the conversation record)
  * rf:{p7}:applied:<location>:<phone>      list   applied event ids, oldest first, capped
  * rf:{p7}:lock:inbox:<location>:<phone>   hash   token, lease (ms); PX lease
- * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender
+ * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender, with no TTL: kept until released,
+ *                                                so a takeover knows its holder died mid-claim
  * rf:{p7}:ready:inbox                     zset   <location>:<phone> → time it may be claimed
  * rf:{p7}:ready:outbox                    zset   same, for the sender
  * rf:{p7}:conv-timers:<location>:<phone>  zset   timer id → due time (ms): the conversation's timers
@@ -27,6 +28,8 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:early-status:<smsId>            list   status event JSON that came before recordSent,
  *                                                oldest first; EX 7 days
  * rf:{p7}:sent:<outboxMessageId>          string the sms id; EX 7 days
+ * rf:{p7}:unrecorded:<location>:<phone>   hash   body → sms id of statuses for sms not recorded as
+ *                                                sent (a takeover's in-doubt head); EX 7 days
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
  * ```
@@ -52,6 +55,8 @@ export function storeKeys(prefix: string, partitions: number) {
       /** Status events of an sms not yet recorded as sent, kept until `recordSent` moves them. */
       earlyStatusPrefix: `${tag}early-status:`,
       sentPrefix: `${tag}sent:`,
+      /** Per conversation: body → sms id of the sms the service reported and nobody recorded. */
+      unrecordedPrefix: `${tag}unrecorded:`,
       conversationPrefix: `${tag}conv:`,
       appliedPrefix: `${tag}applied:`,
       /** The partition's timers, soonest first: the zset `claimDueTimers` takes due ones from. */
@@ -86,6 +91,7 @@ export function storeKeys(prefix: string, partitions: number) {
       messagePrefix: keys.messagePrefix,
       earlyStatusPrefix: keys.earlyStatusPrefix,
       sentPrefix: keys.sentPrefix,
+      unrecordedPrefix: keys.unrecordedPrefix,
       conversationPrefix: keys.conversationPrefix,
       appliedPrefix: keys.appliedPrefix,
       timers: keys.timers,
@@ -100,6 +106,7 @@ export function storeKeys(prefix: string, partitions: number) {
       message: (smsId: string) => keys.messagePrefix + smsId,
       earlyStatuses: (smsId: string) => keys.earlyStatusPrefix + smsId,
       sent: (messageId: string) => keys.sentPrefix + messageId,
+      unrecorded: keys.unrecordedPrefix + id,
       /** The ids of the conversation's pending timers (an index of the partition's `timers`). */
       conversationTimers: keys.conversationTimersPrefix + id,
       timer: (timerId: string) => keys.timerPrefix + timerId,

@@ -9,7 +9,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-13.lua` and `claim-6.lua` (inbox) return them. */
+/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-13.lua` and `claim-7.lua` (inbox) return them. */
 export function inboxViewOf(reply: unknown[]): InboxView {
   const [record, next, origin] = reply;
   return {
@@ -19,19 +19,21 @@ export function inboxViewOf(reply: unknown[]): InboxView {
   };
 }
 
-/** `{head message JSON, sms id}` pairs, as `read-outbox-2.lua`, `record-sent-9.lua` and `claim-6.lua` (outbox) return them. */
+/** `{head message JSON, sms id}` pairs, as `read-outbox-2.lua` and `record-sent-10.lua` return them, or `claim-7.lua` (outbox) with its `taken over` flag after them. */
 export function outboxViewOf(reply: unknown[]): OutboxView {
-  const [message, smsId] = reply;
+  const [message, smsId, takenOver] = reply;
   return {
     message: jsonOrNull<OutboundMessage>(message),
     sentSmsId: typeof smsId === 'string' && smsId !== '' ? smsId : null,
+    ...(takenOver === 1 && { takenOver: true }),
   };
 }
 
-/** `record-sent-9.lua`'s reply: `{'ok', next head, sms id, released}` or `{'lost-lock'}`. */
+/** `record-sent-10.lua`'s reply: `{'ok', next head, sms id, released}` or `{'lost-lock'}`. */
 export function recordSentResultOf(reply: unknown): RecordSentResult {
   const [status, ...view] = Array.isArray(reply) ? reply : [reply];
-  if (status === 'ok') return { ok: true, nextOutbox: outboxViewOf(view), released: view[2] === 1 };
+  if (status === 'ok')
+    return { ok: true, nextOutbox: outboxViewOf(view.slice(0, 2)), released: view[2] === 1 };
   if (status === 'lost-lock') return { ok: false, reason: status };
   throw new Error(`unexpected store script reply ${String(status)}`);
 }

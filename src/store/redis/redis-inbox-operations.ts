@@ -37,6 +37,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
             update?.smsId ?? '',
             update ? statusRank[update.status] : 0,
             update ? JSON.stringify(update) : '',
+            item.body ?? '',
           );
         }
         const scriptKeys = [
@@ -45,6 +46,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           p.listPrefix('inbox'),
           p.messagePrefix,
           p.earlyStatusPrefix,
+          p.unrecordedPrefix,
         ];
         scripts.queue(pipeline, 'ingest', scriptKeys, args);
       }
@@ -73,6 +75,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         p.conversationPrefix,
         p.messagePrefix,
         p.sentPrefix,
+        p.unrecordedPrefix,
       ];
       const reply = await withStoreErrors('claim', () =>
         scripts.run('claim', scriptKeys, [now, leaseMs, token, queue]),

@@ -31,6 +31,7 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
         c.list('inbox'),
         c.ready('inbox'),
         c.sentPrefix,
+        c.unrecorded,
       ];
       const args = [
         claim.token,
@@ -51,10 +52,10 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
       return recordSentResultOf(reply);
     },
 
-    async deferOutbound(claim, messageId, attempts, notBefore) {
+    async deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil) {
       const c = keys.conversation(claim);
       const scriptKeys = [c.lock('outbox'), c.list('outbox'), c.ready('outbox')];
-      const args = [claim.token, messageId, attempts, notBefore, c.id];
+      const args = [claim.token, messageId, attempts, notBefore, c.id, inDoubtUntil ?? ''];
       const reply = await withStoreErrors('deferOutbound', () =>
         scripts.run('defer-outbound', scriptKeys, args),
       );

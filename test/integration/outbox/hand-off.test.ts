@@ -29,6 +29,7 @@ const config = (): AppConfig => ({
   sendConcurrency: 1,
   workerConcurrency: 4,
   leaseMs: 30_000,
+  inDoubtGraceMs: 30_000,
   port: 0,
   logLevel: 'silent',
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
+import { inDoubtContract } from './contract/in-doubt-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
@@ -38,6 +39,7 @@ export function describeStoreContract(
     ingestContract(store);
     earlyStatusContract(store);
     leaseContract(store);
+    inDoubtContract(store);
     commitContract(store);
     outboxContract(store);
     inspectionContract(store);

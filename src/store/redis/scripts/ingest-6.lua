@@ -8,6 +8,9 @@
   A status that moved a message record replyflow has not yet recorded as sent (no `sent`
   field: the status overtook the answer to POST /sms) is not pushed: it is appended to the
   sms's early status list, which `recordSent` moves into the mailbox with the record's run.
+  Its body, when given, goes into the conversation's unrecorded sends (body → sms id): should
+  the sender that made the request have died before recording it, the claim that takes its
+  outbox over finds the sms id there instead of sending the message again (see claim-7.lua).
 
   Input:
     KEYS[1] seen key of the notification in this partition
@@ -15,13 +18,15 @@
     KEYS[3] mailbox key prefix (+ conversation id)
     KEYS[4] message record key prefix (+ sms id)
     KEYS[5] early status list key prefix (+ sms id)
+    KEYS[6] unrecorded sends key prefix (+ conversation id)
     ARGV[1] now (ms)
     ARGV[2] seen TTL (s)
     ARGV[3] ready channel
     ARGV[4] ready message
-    ARGV[5] early status list TTL (s)
-    ARGV[6..] five per item: conversation id, event JSON, sms id ('' unless a status item),
-              status rank, message record JSON (created as is, or merged into the existing one)
+    ARGV[5] early status list TTL (s), also the unrecorded sends' TTL
+    ARGV[6..] six per item: conversation id, event JSON, sms id ('' unless a status item),
+              status rank, message record JSON (created as is, or merged into the existing
+              one), the sms body as the service reported it ('' when unknown)
   Output:
     {1, 0} when the partition had already seen the notification, else {0, events pushed}
     (statuses kept in an early status list are not counted)
@@ -31,7 +36,7 @@ if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
 end
 
 local pushed = 0
-for i = 6, #ARGV, 5 do
+for i = 6, #ARGV, 6 do
   local push = true
   local smsId = ARGV[i + 2]
   if smsId ~= '' then
@@ -57,6 +62,11 @@ for i = 6, #ARGV, 5 do
         local early = KEYS[5] .. smsId
         redis.call('RPUSH', early, ARGV[i + 1])
         redis.call('EXPIRE', early, ARGV[5])
+        if ARGV[i + 5] ~= '' then
+          local unrecorded = KEYS[6] .. ARGV[i]
+          redis.call('HSET', unrecorded, ARGV[i + 5], smsId)
+          redis.call('EXPIRE', unrecorded, ARGV[5])
+        end
         push = false
       end
     end

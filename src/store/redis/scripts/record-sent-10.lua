@@ -3,7 +3,8 @@
   id wins), writes the message record keeping the status fields of an existing record ranked
   at least as far along, marks it sent, moves the status events that came before it (the
   sms's early status list) onto the conversation's mailbox, in arrival order and with the
-  record's runId, and pops the message when it is the head. These happen even when the token
+  record's runId, and pops the message when it is the head (then drops its body from the
+  conversation's unrecorded sends when it points at this sms). These happen even when the token
   lost the lock, because the send did happen; only the lease extension needs the lock. Then
   reads the outbox's next view, as read-outbox-2.lua would. When the outbox is empty after the
   pop and the token holds the lock, releases the claim as release-3.lua would (deletes the
@@ -19,6 +20,7 @@
     KEYS[7] inbox list (mailbox) of the conversation
     KEYS[8] inbox ready set of the partition
     KEYS[9] sent guard key prefix (+ outbox message id), for the next view
+    KEYS[10] unrecorded sends of the conversation (body → sms id, see ingest-6.lua)
     ARGV[1] token
     ARGV[2] outbox message id
     ARGV[3] sms id
@@ -74,8 +76,15 @@ if #early > 0 then
 end
 
 local head = redis.call('LINDEX', KEYS[2], 0)
-if head and cjson.decode(head).id == ARGV[2] then
-  redis.call('LPOP', KEYS[2])
+if head then
+  local message = cjson.decode(head)
+  if message.id == ARGV[2] then
+    redis.call('LPOP', KEYS[2])
+    -- Recorded now: its body must no longer lead a takeover to this sms id.
+    if redis.call('HGET', KEYS[10], message.body) == ARGV[3] then
+      redis.call('HDEL', KEYS[10], message.body)
+    end
+  end
 end
 
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
@@ -89,7 +98,7 @@ if not nextHead then
   return {'ok', '', '', 1}
 end
 
+-- The outbox lock has no TTL (see claim-7.lua): the lease is the ready time alone.
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
-redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[8]) + lease, ARGV[9])
 return {'ok', nextHead, redis.call('GET', KEYS[9] .. cjson.decode(nextHead).id) or '', 0}

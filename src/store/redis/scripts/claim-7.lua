@@ -6,13 +6,22 @@
   reads, for the claimer, the first view of the conversation, as read-inbox-3.lua (inbox) or
   read-outbox-2.lua (outbox) would.
 
+  Outbox locks have no TTL: they stay until released, so a claim that finds one was left by a
+  holder that died (or stalled past its lease) mid-claim, and says so (`taken over`). Its
+  head may then have been accepted by the service and never recorded. So when the head is in
+  doubt (taken over, or an `inDoubtUntil` set by an earlier takeover) and has no sent guard,
+  the claim looks its body up in the conversation's unrecorded sends (statuses the service
+  reported for an sms replyflow had not recorded, see ingest-6.lua) and answers with that sms
+  id as if it were the sent guard's, unless that sms has been recorded since.
+
   Input:
     KEYS[1] ready set of the queue in the partition
     KEYS[2] lock key prefix (+ conversation id)
     KEYS[3] list key prefix (+ conversation id)
     KEYS[4] conversation record key prefix (+ conversation id), read for inbox
-    KEYS[5] message record key prefix (+ sms id), read for inbox
+    KEYS[5] message record key prefix (+ sms id), read for inbox (and for an unrecorded send)
     KEYS[6] sent guard key prefix (+ outbox message id), read for outbox
+    KEYS[7] unrecorded sends key prefix (+ conversation id), read for outbox
     ARGV[1] now (ms)
     ARGV[2] lease (ms)
     ARGV[3] the new token
@@ -20,24 +29,35 @@
   Output:
     '' when nothing is ready; else for inbox {conversation id, record JSON, head event JSON,
     origin message record JSON}, for outbox {conversation id, head message JSON, sms id of
-    its sent guard}, '' for each one missing
+    its sent guard (or of its unrecorded send), taken over: 1 or 0}, '' for each one missing
 ]]
 local now = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
 
+local outbox = ARGV[4] == 'outbox'
 local claimed = nil
+local takenOver = false
 -- Bounded, so one call never walks a long run of emptied conversations.
 for _ = 1, 16 do
   local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 1)[1]
   if not due then
     return ''
   end
+  local lock = KEYS[2] .. due
   if redis.call('LLEN', KEYS[3] .. due) == 0 then
     redis.call('ZREM', KEYS[1], due)
+    -- Its lease has passed and nothing is left to send: a lock left here is nobody's.
+    if outbox then
+      redis.call('DEL', lock)
+    end
   else
-    local lock = KEYS[2] .. due
-    redis.call('HSET', lock, 'token', ARGV[3], 'lease', lease)
-    redis.call('PEXPIRE', lock, lease)
+    if outbox then
+      takenOver = redis.call('EXISTS', lock) == 1
+      redis.call('HSET', lock, 'token', ARGV[3], 'lease', lease)
+    else
+      redis.call('HSET', lock, 'token', ARGV[3], 'lease', lease)
+      redis.call('PEXPIRE', lock, lease)
+    end
     redis.call('ZADD', KEYS[1], now + lease, due)
     claimed = due
     break
@@ -49,12 +69,19 @@ end
 
 -- The first view, as read-inbox-3.lua / read-outbox-2.lua read it.
 local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
-if ARGV[4] == 'outbox' then
+if outbox then
   local smsId = ''
   if head ~= '' then
-    smsId = redis.call('GET', KEYS[6] .. cjson.decode(head).id) or ''
+    local message = cjson.decode(head)
+    smsId = redis.call('GET', KEYS[6] .. message.id) or ''
+    if smsId == '' and (takenOver or message.inDoubtUntil) then
+      local unrecorded = redis.call('HGET', KEYS[7] .. claimed, message.body)
+      if unrecorded and redis.call('HGET', KEYS[5] .. unrecorded, 'sent') ~= '1' then
+        smsId = unrecorded
+      end
+    end
   end
-  return {claimed, head, smsId}
+  return {claimed, head, smsId, takenOver and 1 or 0}
 end
 local record = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
 local origin = ''

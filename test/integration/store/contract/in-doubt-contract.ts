@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../../../src/store/store.ts';
+import {
+  claimOf,
+  keyOf,
+  leaseMs,
+  outboundMessage,
+  phonesInDistinctPartitions,
+  queueOutbound,
+  sentRecord,
+  statusItem,
+  t0,
+} from './fixtures.ts';
+
+/** A status item of an sms whose notification carries its body, as the service sends it. */
+const statusWithBody = (id: string, phone: string, smsId: string, body: string) => ({
+  ...statusItem(id, phone, smsId, 'sent'),
+  body,
+});
+
+/**
+ * DESIGN §2.4: a sender that dies between the service's acceptance and `recordSent` leaves the
+ * head of an outbox sent but unrecorded. The lock that outlives its lease tells the takeover,
+ * and the statuses of unrecorded sms tell which sms it was.
+ */
+export function inDoubtContract(store: () => Store): void {
+  describe('in doubt after a takeover', () => {
+    it('says when a claim takes an outbox over from a holder that never released it, and only then', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await queueOutbound(store(), phone, [outboundMessage(phone, 'e-0:0')]);
+      const first = await claimOf(store(), 'outbox', phone, t0);
+      expect(first.view.takenOver).toBeUndefined();
+      // Its holder dies: the lease runs out, and the next claim takes over from its lock.
+      const second = await claimOf(store(), 'outbox', phone, t0 + leaseMs);
+      expect(second.view).toMatchObject({ message: { id: 'e-0:0' }, takenOver: true });
+      // A released claim leaves no lock: the claim after it is no takeover.
+      await store().release(second, t0 + leaseMs);
+      const third = await claimOf(store(), 'outbox', phone, t0 + leaseMs + 1);
+      expect(third.view.takenOver).toBeUndefined();
+      // Even long after the lease, a lock left behind is still told apart (it has no TTL).
+      const fourth = await claimOf(store(), 'outbox', phone, t0 + 100 * leaseMs);
+      expect(fourth.view.takenOver).toBe(true);
+    });
+
+    it('answers a taken-over head with the sms id the service reported for its body, and records it', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const message = outboundMessage(phone, 'e-0:0', 'Your code is 4411 ✓');
+      await queueOutbound(store(), phone, [message, outboundMessage(phone, 'e-0:1', 'Next')]);
+      await claimOf(store(), 'outbox', phone, t0);
+      // The service accepted the send; its holder died before recordSent. The status comes.
+      await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-9', message.body)], t0 + 5);
+      const taken = await claimOf(store(), 'outbox', phone, t0 + leaseMs);
+      expect(taken.view).toEqual({ message, sentSmsId: 'sms-9', takenOver: true });
+
+      const result = await store().recordSent(
+        taken,
+        message.id,
+        sentRecord(phone, 'sms-9', message.id),
+        t0 + leaseMs,
+      );
+      expect(result).toMatchObject({ ok: true, nextOutbox: { message: { id: 'e-0:1' } } });
+      // The status that waited for the record reaches the mailbox, with the run.
+      expect(await store().pendingEvents(keyOf(phone))).toEqual([
+        expect.objectContaining({ kind: 'status', smsId: 'sms-9', runId: 'run-1' }),
+      ]);
+    });
+
+    it('never matches a body to an sms that was recorded, nor a head that is not in doubt', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const body = 'Reply YES or NO';
+      const first = outboundMessage(phone, 'e-0:0', body);
+      await queueOutbound(store(), phone, [first]);
+      // The status overtakes the record of a send that is then recorded normally.
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-1', body)], t0 + 1);
+      await store().recordSent(claim, first.id, sentRecord(phone, 'sms-1', first.id), t0 + 2);
+      // The worker applies the status that waited for the record.
+      const inbox = await claimOf(store(), 'inbox', phone, t0 + 2);
+      expect(inbox.view.next).toMatchObject({ kind: 'status', smsId: 'sms-1' });
+      const step = { eventId: inbox.view.next!.id, expectedSeq: 1, record: null, outbound: [] };
+      expect(await store().commitStep(inbox, step, t0 + 2)).toMatchObject({ ok: true });
+
+      // The same text again, to the same phone; its holder dies before sending.
+      const again = outboundMessage(phone, 'e-1:0', body);
+      await queueOutbound(store(), phone, [again], t0 + 3);
+      const next = await claimOf(store(), 'outbox', phone, t0 + 3);
+      expect(next.view).toEqual({ message: again, sentSmsId: null });
+      const taken = await claimOf(store(), 'outbox', phone, t0 + 3 + leaseMs);
+      expect(taken.view).toEqual({ message: again, sentSmsId: null, takenOver: true });
+    });
+
+    it('keeps a deferred head in doubt: the claim after the grace looks its body up again', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const message = outboundMessage(phone, 'e-0:0', 'See you at 10:30');
+      await queueOutbound(store(), phone, [message]);
+      await claimOf(store(), 'outbox', phone, t0);
+      const taken = await claimOf(store(), 'outbox', phone, t0 + leaseMs);
+      expect(taken.view).toEqual({ message, sentSmsId: null, takenOver: true });
+      const until = t0 + leaseMs + 10_000;
+      expect(await store().deferOutbound(taken, message.id, 0, until, until)).toEqual({ ok: true });
+      expect(await store().claim('outbox', taken.partition, leaseMs, until - 1)).toBeNull();
+
+      // The status of the dead holder's send arrives late, but within the grace.
+      await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-7', message.body)], until - 1);
+      const later = await claimOf(store(), 'outbox', phone, until);
+      expect(later.view).toEqual({
+        message: { ...message, inDoubtUntil: until },
+        sentSmsId: 'sms-7',
+      });
+    });
+
+    it('keeps a deferred head in doubt that no status claims: sent after the grace', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const message = outboundMessage(phone, 'e-0:0', 'Hi');
+      await queueOutbound(store(), phone, [message]);
+      await claimOf(store(), 'outbox', phone, t0);
+      const taken = await claimOf(store(), 'outbox', phone, t0 + leaseMs);
+      const until = t0 + leaseMs + 10_000;
+      await store().deferOutbound(taken, message.id, 0, until, until);
+      // Another sms's status with another body does not count.
+      await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-3', 'Other')], until - 5);
+      const later = await claimOf(store(), 'outbox', phone, until);
+      expect(later.view).toEqual({ message: { ...message, inDoubtUntil: until }, sentSmsId: null });
+    });
+  });
+}
