@@ -83,11 +83,12 @@ const envSchema = z.object({
       return ms ?? 0;
     }),
   /**
-   * SMS sends in flight at once per process. Each one is a possible duplicate should the process
-   * be killed after the service accepted it and before its id was recorded (DESIGN §2.4): 1 keeps
-   * that window one request wide; raise it for throughput when the service's round trip is long.
+   * SMS sends in flight at once per process. A process killed after the service accepted some
+   * and before it recorded their ids leaves them in doubt: the process that takes its outboxes
+   * over finds them by their `sms.status` (REPLYFLOW_IN_DOUBT_GRACE) and does not send them
+   * again (DESIGN §2.4). Throughput per process is about this many ÷ the service's round trip.
    */
-  REPLYFLOW_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(1),
+  REPLYFLOW_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** Conversations a process works on at once. */
   REPLYFLOW_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** How long a claimed conversation or outbox stays hidden from other processes; a dead process's claims are taken over after it (10s, 30s, 2m). */

@@ -14,8 +14,9 @@ export interface SenderOptions {
   clock: Clock;
   logger: Logger;
   /**
-   * `POST /sms` requests in flight at once (default 1). Each is a possible duplicate should the
-   * process be killed after the service accepted it and before its id was recorded (DESIGN §2.4).
+   * `POST /sms` requests in flight at once (default 8). Each one the process is killed after
+   * the service accepted and before its id was recorded is in doubt: the sender that takes the
+   * outbox over looks for its status before sending it again (`inDoubtGraceMs`, DESIGN §2.4).
    */
   sendsInFlight?: number;
   /**
@@ -88,14 +89,14 @@ export function createSender(options: SenderOptions) {
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
   const inDoubtGraceMs = options.inDoubtGraceMs ?? 30_000;
-  const window = createSendWindow(options.sendsInFlight ?? 1);
+  const window = createSendWindow(options.sendsInFlight ?? 8);
 
   const consumer = createQueueConsumer({
     store,
     queue: 'outbox',
     clock,
     logger,
-    concurrency: Math.max(options.lanes ?? 8, options.sendsInFlight ?? 1),
+    concurrency: Math.max(options.lanes ?? 8, options.sendsInFlight ?? 8),
     leaseMs,
     idleMs: options.idleMs ?? 250,
     handle: sendAll,
@@ -156,9 +157,9 @@ export function createSender(options: SenderOptions) {
           'a message sent by a process that died before recording it: recorded, not sent again',
         );
       }
-      // The service already accepted it: pop it without sending again.
-      const known = await store.getMessage(message.phone, view.sentSmsId);
-      return recorded(claim, message, known ?? record(message, view.sentSmsId));
+      // The service already accepted it: pop it without sending again. The record keeps the
+      // status fields a status notification may have written first, and gains the run.
+      return recorded(claim, message, record(message, view.sentSmsId));
     }
     // Waiting for the window used up part of the lease: a claim that may expire mid-send could
     // be taken over and the message sent twice, so it is given back unsent instead.

@@ -59,6 +59,8 @@ export interface ReplyLoopOptions {
   sendDeadlineMs?: number;
   /** Sends in flight per instance. Default 4. */
   sendConcurrency?: number;
+  /** How long a taken-over head waits for its status before it is sent. Default 30 s. */
+  inDoubtGraceMs?: number;
   /** replyflow's clock (a manual one for timer tests); the system clock by default. */
   clock?: Clock;
   /** Overrides of the emulator's options (time scale, webhook retry…). */
@@ -116,7 +118,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     sendConcurrency: options.sendConcurrency ?? 4,
     workerConcurrency: 4,
     leaseMs: 30_000,
-    inDoubtGraceMs: 30_000,
+    inDoubtGraceMs: options.inDoubtGraceMs ?? 30_000,
     port: 0,
     logLevel: 'silent',
   };

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemorySendLimiter } from '../../../src/store/memory/create-memory-send-limiter.ts';
@@ -40,26 +41,23 @@ describe('the send limiter shared by processes on Redis', () => {
   const connections = [0, 1, 2].map(() => new Redis(testRedisUrl()));
   afterAll(() => Promise.all(connections.map((c) => c.quit())));
 
-  /** How many script calls touching `prefix`'s keys Redis ran during `run` (seen by MONITOR). */
-  async function countScriptCalls(prefix: string, run: () => Promise<void>): Promise<number> {
-    const monitor = await new Redis(testRedisUrl()).monitor();
-    const marker = `${prefix}monitor-done`;
+  /**
+   * How many script calls `run` made on a connection of its own (counted as ioredis sends them:
+   * MONITOR would see every other test's traffic on the shared Redis too).
+   */
+  async function countScriptCalls(run: (redis: Redis) => Promise<void>): Promise<number> {
+    const redis = new Redis(testRedisUrl());
     let calls = 0;
-    const done = new Promise<void>((resolve) => {
-      monitor.on('monitor', (_time: string, args: string[]) => {
-        const command = args[0]?.toLowerCase();
-        if ((command === 'evalsha' || command === 'eval') && args.some((a) => a.startsWith(prefix)))
-          calls++;
-        if (command === 'get' && args[1] === marker) resolve();
-      });
-    });
+    const sendCommand = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command, stream) => {
+      if (command.name === 'evalsha' || command.name === 'eval') calls++;
+      return sendCommand(command, stream);
+    };
     try {
-      await run();
-      await connections[0]!.get(marker);
-      await done;
+      await run(redis);
       return calls;
     } finally {
-      monitor.disconnect();
+      await redis.quit();
     }
   }
 
@@ -76,13 +74,13 @@ describe('the send limiter shared by processes on Redis', () => {
 
   it('at a high rate reserves its slots in batches, not one round trip per request', async () => {
     const prefix = randomPrefix('limit');
-    const limiter = createRedisSendLimiter({
-      redis: connections[0]!,
-      prefix,
-      location: 'paris',
-      perSecond: 100_000,
-    });
-    const reservations = await countScriptCalls(prefix, async () => {
+    const reservations = await countScriptCalls(async (redis) => {
+      const limiter = createRedisSendLimiter({
+        redis,
+        prefix,
+        location: 'paris',
+        perSecond: 100_000,
+      });
       for (let i = 0; i < 1_000; i++) await limiter.acquire();
     });
     expect(reservations).toBeGreaterThan(0);
@@ -94,11 +92,17 @@ describe('the send limiter shared by processes on Redis', () => {
     const limiters = connections.map((redis) =>
       createRedisSendLimiter({ redis, prefix, location: 'paris', perSecond: 1_000 }),
     );
+    // A stalled event loop stamps late the acquires that resolved meanwhile, bunching them:
+    // the bound allows for the longest stall seen (other test files share the two cores).
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
     const stamps = await hammer(limiters, 4, 2_000);
+    lag.disable();
+    const stallMs = lag.max / 1e6;
     expect(stamps.length).toBeGreaterThanOrEqual(1_000);
-    // At most the slots of 1,020 ms (a held slot is spent at most 20 ms late), and a few for the
-    // clocks' rounding.
-    expect(busiest(stamps, 1_000)).toBeLessThanOrEqual(1_000 * 1.02 + 5);
+    // At most the slots of 1,020 ms (a held slot is spent at most 20 ms late), those of the
+    // longest stall, and a few for the clocks' rounding.
+    expect(busiest(stamps, 1_000)).toBeLessThanOrEqual(1_000 * (1.02 + stallMs / 1_000) + 5);
   });
 
   it('holds every process back for a pause, including slots reserved before it', async () => {
