@@ -119,7 +119,10 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   let url: string | undefined;
   if (roles.web) {
     const extra = options.extra?.({ store, registry, clock }) ?? [];
-    server = createServer(createHttpApp({ store, clock, logger, secrets, extra }));
+    // A web role next to a worker hands it the conversations its ingests make ready.
+    server = createServer(
+      createHttpApp({ store, clock, logger, secrets, extra, inboxHandOff: worker?.handOff }),
+    );
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());
     });

@@ -5,6 +5,7 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { Claim, ClaimWithView, InboxView, Store } from '../store/store.ts';
+import type { InboxHandOff } from '../webhook/handle-notification.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
 export interface WorkerOptions {
@@ -39,6 +40,8 @@ export interface Worker {
   start(): void;
   /** Stops claiming; resolves when every lane has committed or abandoned its current step. */
   stop(): Promise<void>;
+  /** Takes the inbox claims this process's web role made with its ingest (`inboxHandOff`). */
+  readonly handOff: InboxHandOff;
 }
 
 /**
@@ -139,5 +142,15 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  return { start: () => consumer.start(), stop: () => consumer.stop() };
+  return {
+    start: () => consumer.start(),
+    stop: () => consumer.stop(),
+    handOff: {
+      get room() {
+        return consumer.room;
+      },
+      leaseMs,
+      offer: (claim, claimedAt) => consumer.offer(claim, claimedAt),
+    },
+  };
 }

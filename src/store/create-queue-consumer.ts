@@ -30,6 +30,8 @@ export interface QueueConsumer<Q extends QueueName = QueueName> {
   offer(claim: ClaimWithView<Q>, claimedAt: number): boolean;
   /** Whether `offer` would take a claim now. */
   readonly wantsOffers: boolean;
+  /** How many claims `offer` would take now. */
+  readonly room: number;
   /** Stops claiming; resolves once every lane has finished the claim it holds. */
   stop(): Promise<void>;
   readonly running: boolean;
@@ -119,6 +121,9 @@ export function createQueueConsumer<Q extends QueueName>(
     },
     get wantsOffers() {
       return running && offered.length < options.concurrency;
+    },
+    get room() {
+      return running ? Math.max(0, options.concurrency - offered.length) : 0;
     },
     offer(claim, claimedAt) {
       if (!running || offered.length >= options.concurrency) return false;

@@ -41,8 +41,18 @@ export interface Store {
    * the conversation's unrecorded sends (7 days), where a takeover looks for the send a dead
    * sender never recorded (see `claim`). All partitions go in ONE round trip. Resolves only
    * once durable.
+   *
+   * With `claimFor`, a conversation this call made ready (nobody held it, nothing waited) and
+   * that has no lock is also claimed, up to `claimFor.max` of them, as `claim('inbox', …)`
+   * would but without announcing it, and answered in `claims` with its first view: the web
+   * role hands them to the worker of its own process, saving that worker a claim per turn.
    */
-  ingest(notificationId: string, items: IngestItem[], now: number): Promise<IngestResult>;
+  ingest(
+    notificationId: string,
+    items: IngestItem[],
+    now: number,
+    claimFor?: { leaseMs: number; max: number },
+  ): Promise<IngestResult>;
 
   /**
    * Takes a ready conversation of `queue` in `partition` whose ready time has come, locks it
@@ -185,6 +195,8 @@ export interface IngestResult {
   duplicate: boolean;
   /** Events pushed onto mailboxes by this call. */
   pushed: number;
+  /** The inbox claims made for the caller (`claimFor`); absent or empty otherwise. */
+  claims?: ClaimWithView<'inbox'>[];
 }
 
 export interface Claim extends ConversationKey {

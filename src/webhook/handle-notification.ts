@@ -1,7 +1,7 @@
 import type { Logger } from '../observability/logger.ts';
 import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import type { Store } from '../store/store.ts';
+import type { ClaimWithView, Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { classifyItems, describe } from './classify-items.ts';
 
@@ -9,6 +9,20 @@ export interface NotificationDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /**
+   * The worker of this process (`Worker.handOff`): while it has room, the ingest claims the
+   * conversations it makes ready and hands them over, so the worker starts without a claim.
+   */
+  inboxHandOff?: InboxHandOff;
+}
+
+/** Where the ingest's inbox claims go: the process's worker. */
+export interface InboxHandOff {
+  /** How many claims it would take now (0: none). */
+  readonly room: number;
+  readonly leaseMs: number;
+  /** Takes a claim; false when it cannot (stopped, or full), and the caller releases it. */
+  offer(claim: ClaimWithView<'inbox'>, claimedAt: number): boolean;
 }
 
 export interface NotificationResult {
@@ -60,7 +74,21 @@ export async function handleNotification(
       await deps.store.pushDeadLetter(letter);
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
-    const result = await deps.store.ingest(envelope.data.id, items, now);
+    const handOff = deps.inboxHandOff;
+    const room = handOff?.room ?? 0;
+    const result = await deps.store.ingest(
+      envelope.data.id,
+      items,
+      now,
+      room > 0 ? { leaseMs: handOff!.leaseMs, max: room } : undefined,
+    );
+    for (const claim of result.claims ?? []) {
+      if (handOff?.offer(claim, now)) continue;
+      // The worker filled up or stopped meanwhile: any worker may take it at once.
+      await deps.store.release(claim, deps.clock.now()).catch((error: unknown) => {
+        deps.logger.warn({ err: error }, 'could not release an inbox claim; its lease will expire');
+      });
+    }
     return {
       status: 200,
       message: result.duplicate ? 'duplicate: already received' : 'received',

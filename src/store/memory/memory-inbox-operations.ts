@@ -18,11 +18,12 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
   let ingests = 0;
 
   return {
-    async ingest(notificationId, items, now) {
+    async ingest(notificationId, items, now, claimFor) {
       if (++ingests % sweepEvery === 0) state.sweep(now);
       const byPartition = groupByPartition(items, (phone) => state.partitionOf(phone));
       let duplicates = 0;
       let pushed = 0;
+      const claims: ClaimWithView<'inbox'>[] = [];
       for (const [partition, group] of byPartition) {
         const seenKey = `${partition}:${notificationId}`;
         if ((state.seen.get(seenKey) ?? Number.NEGATIVE_INFINITY) > now) {
@@ -31,6 +32,8 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         }
         state.seen.set(seenKey, now + storeLimits.seenTtlMs);
         let pushedHere = 0;
+        let announce = false;
+        const claimedHere: Array<{ id: string; token: string }> = [];
         for (const item of group) {
           if (item.status) {
             const update = statusRecordOf({ ...item, status: item.status });
@@ -58,13 +61,33 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             }
           }
           const id = conversationId(item.event);
-          queues.inbox.append(id, partition, [JSON.stringify(item.event)], now);
+          const madeReady = queues.inbox.append(id, partition, [JSON.stringify(item.event)], now);
           pushedHere++;
+          // Claimed for the caller's worker, as the Redis script does: not announced.
+          const token = newToken();
+          if (
+            madeReady &&
+            claimFor &&
+            claimedHere.length < claimFor.max &&
+            queues.inbox.claimId(id, partition, claimFor.leaseMs, now, token)
+          ) {
+            claimedHere.push({ id, token });
+          } else {
+            announce = true;
+          }
         }
-        if (pushedHere > 0) listeners.emit('inbox', partition);
+        if (announce) listeners.emit('inbox', partition);
         pushed += pushedHere;
+        for (const { id, token } of claimedHere) {
+          const key = parseConversationId(id);
+          claims.push({ queue: 'inbox', partition, token, ...key, view: state.inboxView(key) });
+        }
       }
-      return { duplicate: items.length > 0 && duplicates === byPartition.size, pushed };
+      return {
+        duplicate: items.length > 0 && duplicates === byPartition.size,
+        pushed,
+        ...(claims.length > 0 && { claims }),
+      };
     },
 
     async claim(queue, partition, leaseMs, now) {

@@ -22,14 +22,19 @@ export class MemoryLeaseQueue {
     return this.lists.get(id)?.[0] ?? null;
   }
 
-  /** Appends items and makes the conversation ready at `now` unless it already has a ready time. */
-  append(id: string, partition: number, items: string[], now: number): void {
-    if (items.length === 0) return;
+  /**
+   * Appends items and makes the conversation ready at `now` unless it already has a ready time;
+   * returns whether it made it ready.
+   */
+  append(id: string, partition: number, items: string[], now: number): boolean {
+    if (items.length === 0) return false;
     const list = this.lists.get(id) ?? [];
     list.push(...items);
     this.lists.set(id, list);
     const ready = this.readyOf(partition);
-    if (!ready.has(id)) ready.set(id, now);
+    if (ready.has(id)) return false;
+    ready.set(id, now);
+    return true;
   }
 
   pop(id: string): void {

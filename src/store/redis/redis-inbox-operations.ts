@@ -16,10 +16,13 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
   const { redis, keys, scripts } = context;
 
   return {
-    async ingest(notificationId, items, now) {
+    async ingest(notificationId, items, now, claimFor) {
       if (items.length === 0) return { duplicate: false, pushed: 0 };
+      const tokenBase = claimFor ? context.newToken() : '';
+      const claimMax = claimFor?.max ?? 0;
       // One script call per partition, all in one pipeline: one round trip for the notification.
       const pipeline = redis.pipeline();
+      const partitionsAsked: number[] = [];
       for (const [partition, group] of groupByPartition(items, context.partitionOf)) {
         const p = keys.partition(partition);
         const args: (string | number)[] = [
@@ -28,7 +31,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           keys.readyChannel,
           p.readyMessage('inbox'),
           seconds(storeLimits.earlyStatusTtlMs),
+          claimMax > 0 ? claimFor!.leaseMs : 0,
+          claimMax,
+          // Tokens `<base>:<n>` per partition: unique across the partitions' calls too.
+          `${tokenBase}:${partition}`,
         ];
+        // Each partition may claim them all: the caller's worker refuses what it cannot take.
         for (const item of group) {
           const update = item.status ? statusRecordOf({ ...item, status: item.status }) : null;
           args.push(
@@ -47,18 +55,34 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           p.messagePrefix,
           p.earlyStatusPrefix,
           p.unrecordedPrefix,
+          p.lockPrefix('inbox'),
+          p.conversationPrefix,
         ];
         scripts.queue(pipeline, 'ingest', scriptKeys, args);
+        partitionsAsked.push(partition);
       }
       const replies = await withStoreErrors('ingest', async () => {
         const results = (await pipeline.exec()) ?? [];
         const failed = results.find(([error]) => error);
         if (failed) throw failed[0];
-        return results.map(([, reply]) => reply as [number, number]);
+        return results.map(([, reply]) => reply as [number, number, ...unknown[]]);
+      });
+      const claims: ClaimWithView<'inbox'>[] = [];
+      replies.forEach(([, , ...claimed], index) => {
+        for (let i = 0; i + 4 < claimed.length; i += 5) {
+          claims.push({
+            queue: 'inbox',
+            partition: partitionsAsked[index]!,
+            token: String(claimed[i + 1]),
+            ...parseConversationId(String(claimed[i])),
+            view: inboxViewOf(claimed.slice(i + 2, i + 5)),
+          });
+        }
       });
       return {
         duplicate: replies.every(([duplicate]) => duplicate === 1),
         pushed: replies.reduce((sum, [, pushed]) => sum + pushed, 0),
+        ...(claims.length > 0 && { claims }),
       };
     },
 

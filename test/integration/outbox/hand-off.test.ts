@@ -54,11 +54,11 @@ describe('the outbox hand-off from worker to sender in one process', () => {
   });
 
   it.each([
-    ['worker and sender in one process', { worker: true, sender: true }, 0],
-    ['a worker alone, its sender elsewhere', { worker: true, sender: false }, 12],
+    ['worker and sender in one process', 0, { worker: true, sender: true }],
+    ['a worker alone, its sender elsewhere', 12, { worker: true, sender: false }],
   ] as const)(
     '%s: every greeting is sent once; the sender claims %i outboxes itself',
-    async (_, roles, senderClaims) => {
+    async (_, senderClaims, roles) => {
       service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
       const memory = createMemoryStore({});
       const { claims, store } = countingClaims(memory);

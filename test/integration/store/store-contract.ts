@@ -3,6 +3,7 @@ import type { Store } from '../../../src/store/store.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
 import { inDoubtContract } from './contract/in-doubt-contract.ts';
+import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
@@ -40,6 +41,7 @@ export function describeStoreContract(
     earlyStatusContract(store);
     leaseContract(store);
     inDoubtContract(store);
+    ingestClaimContract(store);
     commitContract(store);
     outboxContract(store);
     inspectionContract(store);

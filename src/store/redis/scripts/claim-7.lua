@@ -11,7 +11,7 @@
   head may then have been accepted by the service and never recorded. So when the head is in
   doubt (taken over, or an `inDoubtUntil` set by an earlier takeover) and has no sent guard,
   the claim looks its body up in the conversation's unrecorded sends (statuses the service
-  reported for an sms replyflow had not recorded, see ingest-6.lua) and answers with that sms
+  reported for an sms replyflow had not recorded, see ingest-8.lua) and answers with that sms
   id as if it were the sent guard's, unless that sms has been recorded since.
 
   Input:

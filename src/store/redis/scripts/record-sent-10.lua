@@ -20,7 +20,7 @@
     KEYS[7] inbox list (mailbox) of the conversation
     KEYS[8] inbox ready set of the partition
     KEYS[9] sent guard key prefix (+ outbox message id), for the next view
-    KEYS[10] unrecorded sends of the conversation (body → sms id, see ingest-6.lua)
+    KEYS[10] unrecorded sends of the conversation (body → sms id, see ingest-8.lua)
     ARGV[1] token
     ARGV[2] outbox message id
     ARGV[3] sms id

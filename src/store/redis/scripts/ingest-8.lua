@@ -12,6 +12,11 @@
   the sender that made the request have died before recording it, the claim that takes its
   outbox over finds the sms id there instead of sending the message again (see claim-7.lua).
 
+  With a lease given, a conversation this call made ready (it had no ready time: nobody holds
+  it, nothing waits) and that has no lock is claimed here, up to `max` of them, as claim-7.lua
+  would, for the worker of the caller's process: token `<token base>:<n>`, ready time
+  now + lease, and not announced. Its first view comes back with it.
+
   Input:
     KEYS[1] seen key of the notification in this partition
     KEYS[2] inbox ready set of the partition
@@ -19,24 +24,35 @@
     KEYS[4] message record key prefix (+ sms id)
     KEYS[5] early status list key prefix (+ sms id)
     KEYS[6] unrecorded sends key prefix (+ conversation id)
+    KEYS[7] inbox lock key prefix (+ conversation id)
+    KEYS[8] conversation record key prefix (+ conversation id)
     ARGV[1] now (ms)
     ARGV[2] seen TTL (s)
     ARGV[3] ready channel
     ARGV[4] ready message
     ARGV[5] early status list TTL (s), also the unrecorded sends' TTL
-    ARGV[6..] six per item: conversation id, event JSON, sms id ('' unless a status item),
+    ARGV[6] inbox lease (ms) of the claims to make here; 0 makes none
+    ARGV[7] most claims to make
+    ARGV[8] token base of those claims
+    ARGV[9..] six per item: conversation id, event JSON, sms id ('' unless a status item),
               status rank, message record JSON (created as is, or merged into the existing
               one), the sms body as the service reported it ('' when unknown)
   Output:
-    {1, 0} when the partition had already seen the notification, else {0, events pushed}
-    (statuses kept in an early status list are not counted)
+    {1, 0} when the partition had already seen the notification, else {0, events pushed,
+    then five per claim made: conversation id, token, record JSON, head event JSON, origin
+    message record JSON ('' for each one missing)} (statuses kept in an early status list are
+    not counted)
 ]]
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
   return {1, 0}
 end
 
+local lease = tonumber(ARGV[6])
+local max = tonumber(ARGV[7])
+local claimed = {}
+local announce = false
 local pushed = 0
-for i = 6, #ARGV, 6 do
+for i = 9, #ARGV, 6 do
   local push = true
   local smsId = ARGV[i + 2]
   if smsId ~= '' then
@@ -72,13 +88,43 @@ for i = 6, #ARGV, 6 do
     end
   end
   if push then
-    redis.call('RPUSH', KEYS[3] .. ARGV[i], ARGV[i + 1])
-    redis.call('ZADD', KEYS[2], 'NX', ARGV[1], ARGV[i])
+    local id = ARGV[i]
+    redis.call('RPUSH', KEYS[3] .. id, ARGV[i + 1])
+    local madeReady = redis.call('ZADD', KEYS[2], 'NX', ARGV[1], id) == 1
     pushed = pushed + 1
+    local lock = KEYS[7] .. id
+    if madeReady and lease > 0 and #claimed < max and redis.call('EXISTS', lock) == 0 then
+      local token = ARGV[8] .. ':' .. #claimed
+      redis.call('HSET', lock, 'token', token, 'lease', lease)
+      redis.call('PEXPIRE', lock, lease)
+      redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + lease, id)
+      claimed[#claimed + 1] = {id, token}
+    else
+      announce = true
+    end
   end
 end
 
-if pushed > 0 then
+if announce then
   redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
-return {0, pushed}
+local reply = {0, pushed}
+-- The first view of each claim, as claim-7.lua reads it, once every item is in.
+for _, claim in ipairs(claimed) do
+  local id = claim[1]
+  local head = redis.call('LINDEX', KEYS[3] .. id, 0) or ''
+  local origin = ''
+  if head ~= '' then
+    local event = cjson.decode(head)
+    local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+    if type(smsId) == 'string' and smsId ~= '' then
+      origin = redis.call('HGET', KEYS[4] .. smsId, 'json') or ''
+    end
+  end
+  reply[#reply + 1] = id
+  reply[#reply + 1] = claim[2]
+  reply[#reply + 1] = redis.call('HGET', KEYS[8] .. id, 'json') or ''
+  reply[#reply + 1] = head
+  reply[#reply + 1] = origin
+end
+return reply
