@@ -146,11 +146,10 @@ export function createWorker(options: WorkerOptions): Worker {
     start: () => consumer.start(),
     stop: () => consumer.stop(),
     handOff: {
-      get room() {
-        return consumer.room;
-      },
       leaseMs,
-      offer: (claim, claimedAt) => consumer.offer(claim, claimedAt),
+      reserve: (wanted) => consumer.reserve(wanted),
+      offer: (claim, claimedAt) => consumer.offerReserved(claim, claimedAt),
+      unreserve: (count) => consumer.unreserve(count),
     },
   };
 }

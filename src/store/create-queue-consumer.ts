@@ -30,8 +30,16 @@ export interface QueueConsumer<Q extends QueueName = QueueName> {
   offer(claim: ClaimWithView<Q>, claimedAt: number): boolean;
   /** Whether `offer` would take a claim now. */
   readonly wantsOffers: boolean;
-  /** How many claims `offer` would take now. */
-  readonly room: number;
+  /**
+   * Holds up to `wanted` places for claims still to be made (an ingest that claims for this
+   * consumer), so that concurrent callers do not claim more than the lanes can take; returns
+   * how many it holds. Each held place is filled with `offerReserved` or given back with
+   * `unreserve`.
+   */
+  reserve(wanted: number): number;
+  /** `offer` into a place held by `reserve`; false when the consumer stopped meanwhile. */
+  offerReserved(claim: ClaimWithView<Q>, claimedAt: number): boolean;
+  unreserve(count: number): void;
   /** Stops claiming; resolves once every lane has finished the claim it holds. */
   stop(): Promise<void>;
   readonly running: boolean;
@@ -64,6 +72,9 @@ export function createQueueConsumer<Q extends QueueName>(
   let rescanAt = 0;
   // Claims offered by this process, handled before the next look at the store.
   const offered: Array<{ claim: ClaimWithView<Q>; claimedAt: number }> = [];
+  // Places held for claims still being made (`reserve`).
+  let reserved = 0;
+  const free = () => options.concurrency - offered.length - reserved;
 
   function rescanAll(): void {
     quiet.fill(false);
@@ -120,13 +131,25 @@ export function createQueueConsumer<Q extends QueueName>(
       return running;
     },
     get wantsOffers() {
-      return running && offered.length < options.concurrency;
+      return running && free() > 0;
     },
-    get room() {
-      return running ? Math.max(0, options.concurrency - offered.length) : 0;
+    reserve(wanted) {
+      const held = running ? Math.max(0, Math.min(wanted, free())) : 0;
+      reserved += held;
+      return held;
+    },
+    offerReserved(claim, claimedAt) {
+      reserved = Math.max(0, reserved - 1);
+      if (!running) return false;
+      offered.push({ claim, claimedAt });
+      wake.notify();
+      return true;
+    },
+    unreserve(count) {
+      reserved = Math.max(0, reserved - count);
     },
     offer(claim, claimedAt) {
-      if (!running || offered.length >= options.concurrency) return false;
+      if (!running || free() <= 0) return false;
       offered.push({ claim, claimedAt });
       wake.notify();
       return true;

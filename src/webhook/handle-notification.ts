@@ -18,11 +18,13 @@ export interface NotificationDeps {
 
 /** Where the ingest's inbox claims go: the process's worker. */
 export interface InboxHandOff {
-  /** How many claims it would take now (0: none). */
-  readonly room: number;
   readonly leaseMs: number;
-  /** Takes a claim; false when it cannot (stopped, or full), and the caller releases it. */
+  /** Holds up to `wanted` places for the claims an ingest is about to make; returns how many. */
+  reserve(wanted: number): number;
+  /** Takes a claim into a held place; false when the worker stopped (the caller releases it). */
   offer(claim: ClaimWithView<'inbox'>, claimedAt: number): boolean;
+  /** Gives back held places no claim came for. */
+  unreserve(count: number): void;
 }
 
 export interface NotificationResult {
@@ -75,16 +77,27 @@ export async function handleNotification(
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
     const handOff = deps.inboxHandOff;
-    const room = handOff?.room ?? 0;
-    const result = await deps.store.ingest(
-      envelope.data.id,
-      items,
-      now,
-      room > 0 ? { leaseMs: handOff!.leaseMs, max: room } : undefined,
-    );
-    for (const claim of result.claims ?? []) {
-      if (handOff?.offer(claim, now)) continue;
-      // The worker filled up or stopped meanwhile: any worker may take it at once.
+    // Places held in the worker for the claims this ingest may make, so that concurrent
+    // requests never claim more than its lanes can take.
+    const held = handOff?.reserve(items.length) ?? 0;
+    let result: Awaited<ReturnType<Store['ingest']>>;
+    try {
+      result = await deps.store.ingest(
+        envelope.data.id,
+        items,
+        now,
+        held > 0 ? { leaseMs: handOff!.leaseMs, max: held } : undefined,
+      );
+    } catch (error) {
+      handOff?.unreserve(held);
+      throw error;
+    }
+    // Each partition may claim up to `held`: the places run out before the claims can.
+    const claims = result.claims ?? [];
+    handOff?.unreserve(Math.max(0, held - claims.length));
+    for (const [index, claim] of claims.entries()) {
+      if (index < held && handOff?.offer(claim, now)) continue;
+      // No place for it, or the worker stopped meanwhile: any worker may take it at once.
       await deps.store.release(claim, deps.clock.now()).catch((error: unknown) => {
         deps.logger.warn({ err: error }, 'could not release an inbox claim; its lease will expire');
       });

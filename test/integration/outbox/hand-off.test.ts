@@ -7,6 +7,7 @@ import { startConversation } from '../../../src/conversation/start-conversation.
 import { createMemoryStore } from '../../../src/store/memory/create-memory-store.ts';
 import type { QueueName, Store } from '../../../src/store/store.ts';
 import echo from '../../fixtures/bots/echo-bot.ts';
+import { replyEnvelope } from '../../support/echo-load.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import { type ProviderEmulator, startProviderEmulator } from '../provider/provider-emulator.ts';
 
@@ -105,6 +106,71 @@ describe('the outbox hand-off from worker to sender in one process', () => {
       expect(new Set(sent.map((m) => m.body))).toEqual(new Set(['Echo bot here. Say anything.']));
       expect(claims.inbox).toBe(12);
       expect(claims.outbox).toBe(senderClaims);
+    },
+  );
+});
+
+describe('the inbox hand-off from web role to worker in one process', () => {
+  let service: ProviderEmulator | undefined;
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+  });
+
+  it.each([
+    ['web role and worker in one process', 0, true],
+    ['a web role alone, its worker elsewhere', 12, false],
+  ] as const)(
+    '%s: every ECHO is answered once; the worker claims %i mailboxes itself',
+    async (_, workerClaims, together) => {
+      service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
+      const memory = createMemoryStore({});
+      const { claims, store } = countingClaims(memory);
+      const clients = new Map([['paris', service.client({ limits: { perSecond: 1_000_000 } })]]);
+      const registry = createBotRegistry([{ bot: echo, file: 'echo.ts' }]);
+      const common = {
+        config: config(),
+        logger: pino({ level: 'silent' }),
+        store,
+        registry,
+        clients,
+      };
+      const app = await startReplyflow({
+        ...common,
+        roles: { web: true, worker: together, sender: true, scheduler: false },
+      });
+      // The separate worker of the second case: its claims are the ones the hand-off saves.
+      const worker = together
+        ? undefined
+        : await startReplyflow({
+            ...common,
+            roles: { web: false, worker: true, sender: false, scheduler: false },
+          });
+      const phones = Array.from({ length: 12 }, (_, n) => `336${30_000_000 + n}`);
+      try {
+        // One at a time, so the worker always has room for the claim the ingest hands it.
+        for (const [n, phone] of phones.entries()) {
+          const res = await fetch(`${app.url}/webhooks/paris/unused-secret`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(replyEnvelope(`n-${n}`, phone, 'ECHO')),
+          });
+          expect(res.status).toBe(200);
+          // The greeting, then the echo of the ECHO that started it.
+          await waitFor(
+            async () => (await service!.requests('POST /v1/sms')).length === 2 * (n + 1),
+            {
+              timeout: 10_000,
+            },
+          );
+        }
+      } finally {
+        await worker?.close();
+        await app.close();
+      }
+      const sent = await service.control<{ to: string; body: string }[]>('GET', '/messages');
+      expect(sent.map((m) => m.to).sort()).toEqual([...phones, ...phones].sort());
+      expect(claims.inbox).toBe(workerClaims);
     },
   );
 });
