@@ -15,6 +15,8 @@ export interface HttpAppOptions extends WebhookRouterOptions {
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Webhook and API answers are never cached: no SHA-1 of every body for an ETag.
+  app.set('etag', false);
   app.get('/healthz', (_req, res) => {
     res.json({ ok: true });
   });

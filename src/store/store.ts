@@ -42,6 +42,10 @@ export interface Store {
    * sender never recorded (see `claim`). All partitions go in ONE round trip. Resolves only
    * once durable.
    *
+   * `onReady` hears of the partition when the call made a conversation ready and left it to any
+   * worker, unless other conversations were already due there: those were announced when they
+   * became ready, and a backlog needs no more (workers poll too).
+   *
    * With `claimFor`, a conversation this call made ready (nobody held it, nothing waited) and
    * that has no lock is also claimed, up to `claimFor.max` of them, as `claim('inbox', …)`
    * would but without announcing it, and answered in `claims` with its first view: the web
@@ -79,6 +83,19 @@ export interface Store {
     leaseMs: number,
     now: number,
   ): Promise<ClaimWithView<Q> | null>;
+
+  /**
+   * Claims up to `max` ready conversations of `queue` in `partition` at once, ready longest
+   * first, each as `claim` would (its own token, its first view). Resolves `[]` when nothing is
+   * ready. A consumer whose lanes are behind takes several claims in one round trip.
+   */
+  claimMany<Q extends QueueName>(
+    queue: Q,
+    partition: number,
+    leaseMs: number,
+    now: number,
+    max: number,
+  ): Promise<ClaimWithView<Q>[]>;
 
   /** Releases a claim: the lock is deleted (compare-and-delete on the token), and the
    * conversation stays ready if its list is not empty (at `notBefore` when given). */

@@ -7,7 +7,10 @@ import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
-type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
+type InboxOperations = Pick<
+  Store,
+  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep'
+>;
 
 /** How many ingests pass between sweeps of expired seen ids, sent guards and early status lists. */
 const sweepEvery = 1_000;
@@ -16,6 +19,29 @@ const sweepEvery = 1_000;
 export function memoryInboxOperations(state: MemoryState, newToken: () => string): InboxOperations {
   const { queues, listeners } = state;
   let ingests = 0;
+
+  const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max) => {
+    if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+      throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
+    }
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(`max ${max} must be a positive integer`);
+    }
+    const claims: ClaimWithView<typeof queue>[] = [];
+    while (claims.length < max) {
+      const token = newToken();
+      const taken = queues[queue].claim(partition, leaseMs, now, token);
+      if (taken === null) break;
+      const key = parseConversationId(taken.id);
+      // The first view, read with the claim as the Redis script does.
+      const view =
+        queue === 'inbox'
+          ? state.inboxView(key)
+          : state.claimedOutboxView(key, taken.takenOver, now);
+      claims.push({ queue, partition, token, ...key, view: view as QueueView<typeof queue> });
+    }
+    return claims;
+  };
 
   return {
     async ingest(notificationId, items, now, claimFor) {
@@ -32,7 +58,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         }
         state.seen.set(seenKey, now + storeLimits.seenTtlMs);
         let pushedHere = 0;
-        let announce = false;
+        let fresh = 0;
         const claimedHere: Array<{ id: string; token: string }> = [];
         for (const item of group) {
           if (item.status) {
@@ -72,11 +98,14 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             queues.inbox.claimId(id, partition, claimFor.leaseMs, now, token)
           ) {
             claimedHere.push({ id, token });
-          } else {
-            announce = true;
+          } else if (madeReady) {
+            fresh++;
           }
         }
-        if (announce) listeners.emit('inbox', partition);
+        // As the Redis script: announced unless other conversations were already due there.
+        if (fresh > 0 && queues.inbox.dueCount(partition, now) <= fresh) {
+          listeners.emit('inbox', partition);
+        }
         pushed += pushedHere;
         for (const { id, token } of claimedHere) {
           const key = parseConversationId(id);
@@ -91,27 +120,10 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
     },
 
     async claim(queue, partition, leaseMs, now) {
-      if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
-        throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
-      }
-      const token = newToken();
-      const taken = queues[queue].claim(partition, leaseMs, now, token);
-      if (taken === null) return null;
-      const key = parseConversationId(taken.id);
-      // The first view, read with the claim as the Redis script does.
-      const view =
-        queue === 'inbox'
-          ? state.inboxView(key)
-          : state.claimedOutboxView(key, taken.takenOver, now);
-      const claimed: ClaimWithView<typeof queue> = {
-        queue,
-        partition,
-        token,
-        ...key,
-        view: view as QueueView<typeof queue>,
-      };
-      return claimed;
+      return (await claimMany(queue, partition, leaseMs, now, 1))[0] ?? null;
     },
+
+    claimMany,
 
     async release(claim, now, notBefore) {
       const readyAt = Math.max(now, notBefore ?? now);

@@ -37,6 +37,13 @@ export class MemoryLeaseQueue {
     return true;
   }
 
+  /** How many conversations of the partition may be claimed at `now` (ready time passed). */
+  dueCount(partition: number, now: number): number {
+    let due = 0;
+    for (const at of this.readyOf(partition).values()) if (at <= now) due++;
+    return due;
+  }
+
   pop(id: string): void {
     const list = this.lists.get(id);
     list?.shift();

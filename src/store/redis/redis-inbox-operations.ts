@@ -9,11 +9,55 @@ import { timerEventJsonStart } from '../timer-event-json.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
 
-type InboxOperations = Pick<Store, 'ingest' | 'claim' | 'release' | 'readInbox' | 'commitStep'>;
+type InboxOperations = Pick<
+  Store,
+  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep'
+>;
 
 /** Ingest, the lease queue operations (both queues) and the step commit, over the Lua scripts. */
 export function redisInboxOperations(context: RedisStoreContext): InboxOperations {
   const { redis, keys, scripts } = context;
+
+  const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max) => {
+    if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
+      throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
+    }
+    if (!Number.isInteger(max) || max < 1) {
+      throw new RangeError(`max ${max} must be a positive integer`);
+    }
+    const p = keys.partition(partition);
+    const token = context.newToken();
+    const scriptKeys = [
+      p.ready(queue),
+      p.lockPrefix(queue),
+      p.listPrefix(queue),
+      p.conversationPrefix,
+      p.messagePrefix,
+      p.sentPrefix,
+      p.unrecordedPrefix,
+    ];
+    const reply = await withStoreErrors('claim', () =>
+      scripts.run('claim', scriptKeys, [now, leaseMs, token, queue, max]),
+    );
+    if (!Array.isArray(reply)) return [];
+    const claims: ClaimWithView<typeof queue>[] = [];
+    for (let i = 0; i + 3 < reply.length; i += 4) {
+      const id = reply[i];
+      if (typeof id !== 'string' || id === '') continue;
+      const view = reply.slice(i + 1, i + 4) as unknown[];
+      claims.push({
+        queue,
+        partition,
+        // The first claim gets the token; the n-th after it `<token>:<n>` (claim-7.lua).
+        token: i === 0 ? token : `${token}:${i / 4}`,
+        ...parseConversationId(id),
+        view: (queue === 'inbox' ? inboxViewOf(view) : outboxViewOf(view)) as QueueView<
+          typeof queue
+        >,
+      });
+    }
+    return claims;
+  };
 
   return {
     async ingest(notificationId, items, now, claimFor) {
@@ -87,36 +131,10 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     },
 
     async claim(queue, partition, leaseMs, now) {
-      if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
-        throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
-      }
-      const p = keys.partition(partition);
-      const token = context.newToken();
-      const scriptKeys = [
-        p.ready(queue),
-        p.lockPrefix(queue),
-        p.listPrefix(queue),
-        p.conversationPrefix,
-        p.messagePrefix,
-        p.sentPrefix,
-        p.unrecordedPrefix,
-      ];
-      const reply = await withStoreErrors('claim', () =>
-        scripts.run('claim', scriptKeys, [now, leaseMs, token, queue]),
-      );
-      if (!Array.isArray(reply)) return null;
-      const [id, ...view] = reply as unknown[];
-      if (typeof id !== 'string' || id === '') return null;
-      const first = queue === 'inbox' ? inboxViewOf(view) : outboxViewOf(view);
-      const claimed: ClaimWithView<typeof queue> = {
-        queue,
-        partition,
-        token,
-        ...parseConversationId(id),
-        view: first as QueueView<typeof queue>,
-      };
-      return claimed;
+      return (await claimMany(queue, partition, leaseMs, now, 1))[0] ?? null;
     },
+
+    claimMany,
 
     async release(claim, now, notBefore) {
       const c = keys.conversation(claim);

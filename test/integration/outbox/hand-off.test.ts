@@ -44,6 +44,11 @@ function countingClaims(store: Store) {
     if (claim) claims[queue]++;
     return claim;
   };
+  counted.claimMany = async (queue, ...rest) => {
+    const many = await store.claimMany(queue, ...rest);
+    claims[queue] += many.length;
+    return many;
+  };
   return { claims, store: counted };
 }
 

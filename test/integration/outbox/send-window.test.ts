@@ -15,7 +15,7 @@ import { outboundMessage, queueOutbound } from '../store/contract/fixtures.ts';
 function instrument(store: Store, gateway: SmsGateway) {
   const seen = { inFlight: 0, mostInFlight: 0, callsDuringSends: 0, sends: 0 };
   const watched: Store = Object.create(store);
-  for (const name of ['claim', 'recordSent', 'release'] as const) {
+  for (const name of ['claim', 'claimMany', 'recordSent', 'release'] as const) {
     const original = store[name].bind(store) as (...args: unknown[]) => Promise<unknown>;
     (watched as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
       if (seen.inFlight > 0) seen.callsDuringSends++;
@@ -128,10 +128,10 @@ describe('the send window', () => {
       },
     });
     let claims = 0;
-    const claim = store.claim.bind(store);
-    store.claim = async (...args) => {
-      const claimed = await claim(...args);
-      if (claimed) claims++;
+    const claimMany = store.claimMany.bind(store);
+    store.claimMany = async (...args) => {
+      const claimed = await claimMany(...args);
+      claims += claimed.length;
       return claimed;
     };
     const sender = createSender({

@@ -66,10 +66,15 @@ describe('the send limiter shared by processes on Redis', () => {
     const limiters = connections.map((redis) =>
       createRedisSendLimiter({ redis, prefix, location: 'paris', perSecond: 20 }),
     );
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
     const stamps = await hammer(limiters, 4, 3_000);
+    lag.disable();
     expect(stamps.length).toBeGreaterThanOrEqual(55);
     expect(stamps.length).toBeLessThanOrEqual(61);
-    expect(busiest(stamps, 1_000)).toBeLessThanOrEqual(21);
+    // 20 slots in a second, one more at its edge, and those of the longest stall of this
+    // process's event loop, which stamps late the acquires that resolved during it.
+    expect(busiest(stamps, 1_000)).toBeLessThanOrEqual(21 + Math.ceil((20 * lag.max) / 1e9));
   });
 
   it('at a high rate reserves its slots in batches, not one round trip per request', async () => {

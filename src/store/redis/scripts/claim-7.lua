@@ -1,5 +1,6 @@
 --[[
-  Claims the conversation of a queue's partition that has been ready longest. A ready time
+  Claims the conversation of a queue's partition that has been ready longest (or up to `max`
+  of them, longest ready first). A ready time
   at or before `now` is also the end of the previous holder's lease (claim and every commit
   push it to now + lease), so a lock still present then is taken over: the old token stops
   holding it. Conversations found with an empty list are dropped from the ready set. Then
@@ -26,22 +27,64 @@
     ARGV[2] lease (ms)
     ARGV[3] the new token
     ARGV[4] the queue: 'inbox' | 'outbox'
+    ARGV[5] most conversations to claim (default 1); the n-th after the first gets the token
+            `<ARGV[3]>:<n>`
   Output:
-    '' when nothing is ready; else for inbox {conversation id, record JSON, head event JSON,
-    origin message record JSON}, for outbox {conversation id, head message JSON, sms id of
-    its sent guard (or of its unrecorded send), taken over: 1 or 0}, '' for each one missing
+    '' when nothing is ready; else four per claim, for inbox {conversation id, record JSON,
+    head event JSON, origin message record JSON}, for outbox {conversation id, head message
+    JSON, sms id of its sent guard (or of its unrecorded send), taken over: 1 or 0}, '' for
+    each one missing
 ]]
 local now = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
-
+local max = tonumber(ARGV[5] or '1') or 1
 local outbox = ARGV[4] == 'outbox'
-local claimed = nil
-local takenOver = false
+
+-- The claim's first view, as read-inbox-3.lua / read-outbox-2.lua read it, onto `reply`.
+local function view(reply, claimed, takenOver)
+  local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
+  reply[#reply + 1] = claimed
+  if outbox then
+    local smsId = ''
+    if head ~= '' then
+      local message = cjson.decode(head)
+      smsId = redis.call('GET', KEYS[6] .. message.id) or ''
+      if smsId == '' and (takenOver or message.inDoubtUntil) then
+        local unrecorded = redis.call('HGET', KEYS[7] .. claimed, message.body)
+        if unrecorded and redis.call('HGET', KEYS[5] .. unrecorded, 'sent') ~= '1' then
+          smsId = unrecorded
+        end
+      end
+    end
+    reply[#reply + 1] = head
+    reply[#reply + 1] = smsId
+    reply[#reply + 1] = takenOver and 1 or 0
+    return
+  end
+  local origin = ''
+  if head ~= '' then
+    local event = cjson.decode(head)
+    -- The message the event is about: the one a reply answers, or the one a status reports on.
+    local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+    if type(smsId) == 'string' and smsId ~= '' then
+      origin = redis.call('HGET', KEYS[5] .. smsId, 'json') or ''
+    end
+  end
+  reply[#reply + 1] = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
+  reply[#reply + 1] = head
+  reply[#reply + 1] = origin
+end
+
+local reply = {}
+local claims = 0
 -- Bounded, so one call never walks a long run of emptied conversations.
-for _ = 1, 16 do
+for _ = 1, 16 + max do
+  if claims >= max then
+    break
+  end
   local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 1)[1]
   if not due then
-    return ''
+    break
   end
   local lock = KEYS[2] .. due
   if redis.call('LLEN', KEYS[3] .. due) == 0 then
@@ -51,46 +94,21 @@ for _ = 1, 16 do
       redis.call('DEL', lock)
     end
   else
+    local token = claims == 0 and ARGV[3] or (ARGV[3] .. ':' .. claims)
+    local takenOver = false
     if outbox then
       takenOver = redis.call('EXISTS', lock) == 1
-      redis.call('HSET', lock, 'token', ARGV[3], 'lease', lease)
+      redis.call('HSET', lock, 'token', token, 'lease', lease)
     else
-      redis.call('HSET', lock, 'token', ARGV[3], 'lease', lease)
+      redis.call('HSET', lock, 'token', token, 'lease', lease)
       redis.call('PEXPIRE', lock, lease)
     end
     redis.call('ZADD', KEYS[1], now + lease, due)
-    claimed = due
-    break
+    claims = claims + 1
+    view(reply, due, takenOver)
   end
 end
-if not claimed then
+if claims == 0 then
   return ''
 end
-
--- The first view, as read-inbox-3.lua / read-outbox-2.lua read it.
-local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
-if outbox then
-  local smsId = ''
-  if head ~= '' then
-    local message = cjson.decode(head)
-    smsId = redis.call('GET', KEYS[6] .. message.id) or ''
-    if smsId == '' and (takenOver or message.inDoubtUntil) then
-      local unrecorded = redis.call('HGET', KEYS[7] .. claimed, message.body)
-      if unrecorded and redis.call('HGET', KEYS[5] .. unrecorded, 'sent') ~= '1' then
-        smsId = unrecorded
-      end
-    end
-  end
-  return {claimed, head, smsId, takenOver and 1 or 0}
-end
-local record = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
-local origin = ''
-if head ~= '' then
-  local event = cjson.decode(head)
-  -- The message the event is about: the one a reply answers, or the one a status reports on.
-  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
-  if type(smsId) == 'string' and smsId ~= '' then
-    origin = redis.call('HGET', KEYS[5] .. smsId, 'json') or ''
-  end
-end
-return {claimed, record, head, origin}
+return reply

@@ -12,6 +12,9 @@
   the sender that made the request have died before recording it, the claim that takes its
   outbox over finds the sms id there instead of sending the message again (see claim-7.lua).
 
+  The partition is announced when this call made a conversation ready and left it to any
+  worker, unless other conversations were already due there (a backlog: see below).
+
   With a lease given, a conversation this call made ready (it had no ready time: nobody holds
   it, nothing waits) and that has no lock is claimed here, up to `max` of them, as claim-7.lua
   would, for the worker of the caller's process: token `<token base>:<n>`, ready time
@@ -50,7 +53,8 @@ end
 local lease = tonumber(ARGV[6])
 local max = tonumber(ARGV[7])
 local claimed = {}
-local announce = false
+-- Conversations this call made ready and left for any worker to claim.
+local fresh = 0
 local pushed = 0
 for i = 9, #ARGV, 6 do
   local push = true
@@ -99,13 +103,17 @@ for i = 9, #ARGV, 6 do
       redis.call('PEXPIRE', lock, lease)
       redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + lease, id)
       claimed[#claimed + 1] = {id, token}
-    else
-      announce = true
+    elseif madeReady then
+      fresh = fresh + 1
     end
   end
 end
 
-if announce then
+-- Announced only when nothing else was due in the partition: conversations already due were
+-- announced when they became ready, and the workers that have not claimed them yet are busy
+-- (a backlog) and will scan the partition again; the message would only cost every process a
+-- read. (Workers also poll, so a lost announcement delays work by their idle interval at most.)
+if fresh > 0 and redis.call('ZCOUNT', KEYS[2], '-inf', ARGV[1]) <= fresh then
   redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
 local reply = {0, pushed}

@@ -238,3 +238,20 @@ export async function recordedSms(store: Store, phone: string, smsId: string, no
     await store.recordSent(claim, messageId, sentRecord(phone, smsId, messageId), now),
   ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null }, released: true });
 }
+
+/**
+ * Ingests a reply for a phone of `partition` never used before and claims it at once, so the
+ * ingest is announced (its conversation is new, and nothing is left due in the partition):
+ * tests call it until a listener hears it, since a Redis subscription starts asynchronously.
+ */
+export function announceProbe(store: Store, partition: number): () => Promise<void> {
+  let n = 0;
+  let i = 0;
+  return async () => {
+    let phone: string;
+    do phone = `3369878${String(i++).padStart(4, '0')}`;
+    while (store.partitionOf(phone) !== partition);
+    await store.ingest(`n-probe-${phone}`, [{ event: replyEvent(`probe-${n++}`, phone) }], t0);
+    await claimOf(store, 'inbox', phone, t0);
+  };
+}

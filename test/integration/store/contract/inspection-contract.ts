@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { DeadLetter } from '../../../../src/store/records.ts';
 import type { QueueName, Store } from '../../../../src/store/store.ts';
 import {
+  announceProbe,
   claimOf,
   conversationRecord,
   keyOf,
@@ -19,17 +20,17 @@ export function inspectionContract(store: () => Store): void {
       const partition = store().partitionOf(phone);
       const heard: [QueueName, number][] = [];
       const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
-      // A Redis subscription becomes active asynchronously: ingest until the first one is heard.
-      let n = 0;
+      // A Redis subscription becomes active asynchronously: probe until the first one is heard.
+      const probe = announceProbe(store(), partition);
       await vi.waitFor(async () => {
-        await store().ingest(`n-${n}`, [{ event: replyEvent(`e-${n++}`, phone) }], t0);
+        await probe();
         expect(heard).toContainEqual(['inbox', partition]);
       });
 
       await store().ingest('n-start', [{ event: startEvent('e-start', phone) }], t0);
       const claim = await claimOf(store(), 'inbox', phone, t0);
       const step = {
-        eventId: 'e-0',
+        eventId: 'e-start',
         expectedSeq: 0,
         record: conversationRecord(phone, 1),
         outbound: [outboundMessage(phone, 'e-0:0')],

@@ -15,6 +15,56 @@ import {
 } from './fixtures.ts';
 
 export function leaseContract(store: () => Store): void {
+  describe('claimMany', () => {
+    it('claims up to max ready conversations, ready longest first, each with its own token and view', async () => {
+      const [a = ''] = phonesInDistinctPartitions(store(), 1);
+      const b = phoneInSamePartition(store(), a);
+      const c = phoneInSamePartition(store(), b === a ? a : b);
+      const partition = store().partitionOf(a);
+      await store().ingest('n-a', [{ event: replyEvent('e-a', a) }], t0);
+      await store().ingest('n-b', [{ event: replyEvent('e-b', b) }], t0 + 1);
+      await store().ingest('n-c', [{ event: replyEvent('e-c', c) }], t0 + 2);
+      expect(await store().claimMany('inbox', partition, leaseMs, t0 + 1, 5)).toMatchObject([
+        { phone: a, view: { next: { id: 'e-a' } } },
+        { phone: b, view: { next: { id: 'e-b' } } },
+      ]);
+      const [third, ...none] = await store().claimMany('inbox', partition, leaseMs, t0 + 2, 5);
+      expect(third).toMatchObject({ phone: c, view: { next: { id: 'e-c' } } });
+      expect(none).toEqual([]);
+      expect(await store().claimMany('inbox', partition, leaseMs, t0 + 3, 5)).toEqual([]);
+    });
+
+    it('gives each claim a token that holds its lock alone', async () => {
+      const [a = ''] = phonesInDistinctPartitions(store(), 1);
+      const b = phoneInSamePartition(store(), a);
+      await store().ingest('n-a', [{ event: replyEvent('e-a', a) }], t0);
+      await store().ingest('n-b', [{ event: replyEvent('e-b', b) }], t0);
+      const claims = await store().claimMany('inbox', store().partitionOf(a), leaseMs, t0, 2);
+      expect(claims).toHaveLength(2);
+      const [first, second] = claims as [(typeof claims)[0], (typeof claims)[0]];
+      expect(first.token).not.toBe(second.token);
+      // The first claim's token cannot commit the second's conversation.
+      const step = (eventId: string, phone: string) => ({
+        eventId,
+        expectedSeq: 0,
+        record: conversationRecord(phone, 1),
+        outbound: [],
+      });
+      expect(
+        await store().commitStep(
+          { ...second, token: first.token },
+          step(second.view.next!.id, second.phone),
+          t0,
+        ),
+      ).toEqual({ ok: false, reason: 'lost-lock' });
+      for (const claim of claims) {
+        expect(
+          await store().commitStep(claim, step(claim.view.next!.id, claim.phone), t0),
+        ).toMatchObject({ ok: true });
+      }
+    });
+  });
+
   describe('claim and release', () => {
     it('finds nothing in an empty partition, nor before the ready time', async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);

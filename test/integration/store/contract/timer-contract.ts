@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TimerEvent, TimerRecord } from '../../../../src/store/records.ts';
 import type { QueueName, Store } from '../../../../src/store/store.ts';
 import {
+  announceProbe,
   claimOf,
   commitTimers,
   conversationRecord,
@@ -266,10 +267,10 @@ export function timerContract(store: () => Store): void {
       const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
       // A Redis subscription becomes active asynchronously: ingest elsewhere until it is heard.
       // Announcements travel in order, so nothing of `partition` from before can arrive later.
-      let n = 0;
+      const probe = announceProbe(store(), store().partitionOf(other));
       const heardFromOther = async () => {
         await vi.waitFor(async () => {
-          await store().ingest(`n-o-${n}`, [{ event: replyEvent(`o-${n++}`, other) }], t0);
+          await probe();
           expect(heard).toContainEqual(['inbox', store().partitionOf(other)]);
         });
       };
