@@ -115,6 +115,9 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {
+    // Most steps log nothing at the usual levels: no child logger (nor masked phone) for them.
+    const quiet = !outcome.ended && !outcome.error && outcome.ignoredActions.length === 0;
+    if (quiet && !logger.isLevelEnabled('debug')) return;
     const log = logger.child({
       location: claim.location,
       conversation: maskPhone(claim.phone),

@@ -65,7 +65,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       const tokenBase = claimFor ? context.newToken() : '';
       const claimMax = claimFor?.max ?? 0;
       // One script call per partition, all in one pipeline: one round trip for the notification.
-      const pipeline = redis.pipeline();
+      const calls: Array<{ keys: string[]; args: (string | number)[] }> = [];
       const partitionsAsked: number[] = [];
       for (const [partition, group] of groupByPartition(items, context.partitionOf)) {
         const p = keys.partition(partition);
@@ -102,14 +102,21 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           p.lockPrefix('inbox'),
           p.conversationPrefix,
         ];
-        scripts.queue(pipeline, 'ingest', scriptKeys, args);
+        calls.push({ keys: scriptKeys, args });
         partitionsAsked.push(partition);
       }
+      type Reply = [number, number, ...unknown[]];
       const replies = await withStoreErrors('ingest', async () => {
+        // One partition (the usual notification): one call, without building a pipeline.
+        if (calls.length === 1) {
+          return [(await scripts.run('ingest', calls[0]!.keys, calls[0]!.args)) as Reply];
+        }
+        const pipeline = redis.pipeline();
+        for (const call of calls) scripts.queue(pipeline, 'ingest', call.keys, call.args);
         const results = (await pipeline.exec()) ?? [];
         const failed = results.find(([error]) => error);
         if (failed) throw failed[0];
-        return results.map(([, reply]) => reply as [number, number, ...unknown[]]);
+        return results.map(([, reply]) => reply as Reply);
       });
       const claims: ClaimWithView<'inbox'>[] = [];
       replies.forEach(([, , ...claimed], index) => {
