@@ -34,6 +34,22 @@ describe('loadConfig', () => {
     expect(config.botsDir).toMatch(/\/bots$/);
   });
 
+  it('sends 8 at once and gives a send in doubt 30 s by default; both can be set', async () => {
+    expect(await loadConfig(single)).toMatchObject({ sendConcurrency: 8, inDoubtGraceMs: 30_000 });
+    expect(
+      await loadConfig({
+        ...single,
+        REPLYFLOW_SEND_CONCURRENCY: '1',
+        REPLYFLOW_IN_DOUBT_GRACE: '2m',
+      }),
+    ).toMatchObject({ sendConcurrency: 1, inDoubtGraceMs: 120_000 });
+    const message = await loadConfig({ ...single, REPLYFLOW_IN_DOUBT_GRACE: 'soon' }).catch(
+      (e: Error) => e.message,
+    );
+    expect(message).toContain('REPLYFLOW_IN_DOUBT_GRACE');
+    expect(message).toContain('must be a duration such as 0s, 30s or 2m');
+  });
+
   it('has no location at all when nothing is set (dev then runs the emulator)', async () => {
     expect((await loadConfig({})).locations).toEqual([]);
   });
