@@ -179,3 +179,62 @@ describe('the inbox hand-off from web role to worker in one process', () => {
     },
   );
 });
+
+describe('the inline step of the web role, from the record its worker committed', () => {
+  let service: ProviderEmulator | undefined;
+  afterEach(async () => {
+    await service?.close();
+    service = undefined;
+  });
+
+  it('applies each later reply with its ingestion: no worker claim, every answer once and in order', async () => {
+    service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
+    const memory = createMemoryStore({});
+    const { claims, store } = countingClaims(memory);
+    const applied: string[] = [];
+    store.ingestStep = async (...args) => {
+      const result = await memory.ingestStep(...args);
+      applied.push(`${args[1].id} ${result.kind}`);
+      return result;
+    };
+    const app = await startReplyflow({
+      config: config(),
+      logger: pino({ level: 'silent' }),
+      store,
+      registry: createBotRegistry([{ bot: echo, file: 'echo.ts' }]),
+      clients: new Map([['paris', service.client({ limits: { perSecond: 1_000_000 } })]]),
+      roles: { web: true, worker: true, sender: true, scheduler: false },
+    });
+    const phone = '33640000001';
+    const bodies = ['ECHO', 'one', 'two', 'three', 'four'];
+    try {
+      for (const [n, body] of bodies.entries()) {
+        const res = await fetch(`${app.url}/webhooks/paris/unused-secret`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(replyEnvelope(`n-${n}`, phone, body)),
+        });
+        expect(res.status).toBe(200);
+        // The greeting and the echo of ECHO, then one echo per reply.
+        await waitFor(async () => (await service!.requests('POST /v1/sms')).length === n + 2, {
+          timeout: 10_000,
+        });
+      }
+    } finally {
+      await app.close();
+    }
+    // The first reply went the usual way (nothing cached yet); the worker's commit cached the
+    // record, and each later reply was applied inline from the record the step before left.
+    expect(applied).toEqual(['n-1:0 applied', 'n-2:0 applied', 'n-3:0 applied', 'n-4:0 applied']);
+    expect(claims.inbox).toBe(0);
+    const sent = await service.control<{ body: string }[]>('GET', '/messages');
+    expect(sent.map((m) => m.body)).toEqual([
+      'Echo bot here. Say anything.',
+      '#1: ECHO',
+      '#2: one',
+      '#3: two',
+      '#4: three',
+      '#5: four',
+    ]);
+  });
+});
