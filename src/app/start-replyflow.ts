@@ -140,7 +140,6 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
             outboxHandOff: sender?.handOff,
             leaseMs: config.leaseMs,
             newRunId: randomUUID,
-            enabled: () => worker?.keepingUp === true,
           },
         }),
       }),

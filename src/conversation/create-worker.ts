@@ -46,8 +46,6 @@ export interface Worker {
   stop(): Promise<void>;
   /** Takes the inbox claims this process's web role made with its ingest (`inboxHandOff`). */
   readonly handOff: InboxHandOff;
-  /** A lane is free and no claim waits: the worker keeps up with its conversations. */
-  readonly keepingUp: boolean;
 }
 
 /**
@@ -127,9 +125,6 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     start: () => consumer.start(),
     stop: () => consumer.stop(),
-    get keepingUp() {
-      return consumer.keepingUp;
-    },
     handOff: {
       leaseMs,
       reserve: (wanted) => consumer.reserve(wanted),

@@ -30,8 +30,6 @@ export interface QueueConsumer<Q extends QueueName = QueueName> {
   offer(claim: ClaimWithView<Q>, claimedAt: number): boolean;
   /** Whether `offer` would take a claim now. */
   readonly wantsOffers: boolean;
-  /** Running, with a lane free and no claim waiting for one: the consumer keeps up. */
-  readonly keepingUp: boolean;
   /**
    * Holds up to `wanted` places for claims still to be made (an ingest that claims for this
    * consumer), so that concurrent callers do not claim more than the lanes can take; returns
@@ -80,16 +78,6 @@ export function createQueueConsumer<Q extends QueueName>(
   // Places held for claims still being made (`reserve`).
   let reserved = 0;
   const free = () => options.concurrency - offered.length - reserved;
-  // Lanes working on a claim now.
-  let busy = 0;
-  async function handle(claim: ClaimWithView<Q>, claimedAt: number): Promise<void> {
-    busy++;
-    try {
-      await options.handle(claim, claimedAt);
-    } finally {
-      busy--;
-    }
-  }
 
   function rescanAll(): void {
     quiet.fill(false);
@@ -138,7 +126,7 @@ export function createQueueConsumer<Q extends QueueName>(
           offered.push({ claim: next, claimedAt });
           wake.notify();
         }
-        await handle(claim, claimedAt);
+        await options.handle(claim, claimedAt);
       }
       if (await handleOffered()) found = true;
     }
@@ -149,7 +137,7 @@ export function createQueueConsumer<Q extends QueueName>(
     let any = false;
     for (let next = offered.shift(); next && running; next = offered.shift()) {
       any = true;
-      await handle(next.claim, next.claimedAt);
+      await options.handle(next.claim, next.claimedAt);
     }
     return any;
   }
@@ -157,9 +145,6 @@ export function createQueueConsumer<Q extends QueueName>(
   return {
     get running() {
       return running;
-    },
-    get keepingUp() {
-      return running && busy < options.concurrency && offered.length === 0 && reserved === 0;
     },
     get wantsOffers() {
       return running && free() > 0;

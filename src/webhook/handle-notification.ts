@@ -38,11 +38,6 @@ export interface InlineStep {
   };
   leaseMs: number;
   newRunId: () => string;
-  /**
-   * Whether to step inline now: while the worker keeps up. Behind, the replies wait in the
-   * mailboxes anyway, and running their steps in the request would only slow the acks.
-   */
-  enabled(): boolean;
 }
 
 /** Where the ingest's inbox claims go: the process's worker. */
@@ -105,10 +100,7 @@ export async function handleNotification(
       await deps.store.pushDeadLetter(letter);
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
-    const inline =
-      deps.inlineStep && items.length === 1 && deps.inlineStep.enabled()
-        ? items[0]!.event
-        : undefined;
+    const inline = deps.inlineStep && items.length === 1 ? items[0]!.event : undefined;
     if (inline?.kind === 'reply') {
       const result = await stepInline(deps, deps.inlineStep!, envelope.data.id, inline, now);
       if (result) {
