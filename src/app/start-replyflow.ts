@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { createWorker } from '../conversation/create-worker.ts';
-import { RecordCache } from '../conversation/record-cache.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createSender } from '../outbox/create-sender.ts';
@@ -102,8 +100,6 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       })
     : undefined;
   // A worker next to a sender hands it the outboxes its commits claim.
-  // The records the worker commits, from which the web role runs the next replies' steps.
-  const recordCache = roles.worker && roles.web ? new RecordCache() : undefined;
   const worker = roles.worker
     ? createWorker({
         store,
@@ -113,7 +109,6 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         concurrency: config.workerConcurrency,
         leaseMs: config.leaseMs,
         outboxHandOff: sender?.handOff,
-        recordCache,
         ...options.worker,
       })
     : undefined;
@@ -126,23 +121,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     const extra = options.extra?.({ store, registry, clock }) ?? [];
     // A web role next to a worker hands it the conversations its ingests make ready.
     server = createServer(
-      createHttpApp({
-        store,
-        clock,
-        logger,
-        secrets,
-        extra,
-        inboxHandOff: worker?.handOff,
-        ...(recordCache && {
-          inlineStep: {
-            registry,
-            cache: recordCache,
-            outboxHandOff: sender?.handOff,
-            leaseMs: config.leaseMs,
-            newRunId: randomUUID,
-          },
-        }),
-      }),
+      createHttpApp({ store, clock, logger, secrets, extra, inboxHandOff: worker?.handOff }),
     );
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Logger } from '../observability/logger.ts';
+import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import { conversationId } from '../store/conversation-id.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { Claim, ClaimWithView, InboxView, Store } from '../store/store.ts';
 import type { InboxHandOff } from '../webhook/handle-notification.ts';
-import type { RecordCache } from './record-cache.ts';
-import { reportStep } from './report-step.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
 export interface WorkerOptions {
@@ -28,8 +26,6 @@ export interface WorkerOptions {
    * sending without a claim of its own (one Redis call less per turn).
    */
   outboxHandOff?: OutboxHandOff;
-  /** Where the records this worker commits go, for the web role's inline steps. */
-  recordCache?: RecordCache;
   /** Called after each committed step (metrics, tests). */
   onStep?: (outcome: StepOutcome, claim: Claim) => void;
 }
@@ -85,7 +81,7 @@ export function createWorker(options: WorkerOptions): Worker {
           now: clock.now(),
           newRunId,
         });
-        reportStep(logger, claim, event.id, event.kind, outcome);
+        report(claim, event.id, event.kind, outcome);
         const handOff = options.outboxHandOff;
         const committedAt = clock.now();
         const result = await store.commitStep(
@@ -94,7 +90,6 @@ export function createWorker(options: WorkerOptions): Worker {
           committedAt,
         );
         if (!result.ok) {
-          options.recordCache?.delete(conversationId(claim));
           logger.warn(
             { reason: result.reason, event: event.id },
             'step not committed; leaving the conversation',
@@ -105,9 +100,6 @@ export function createWorker(options: WorkerOptions): Worker {
           // The sender stopped meanwhile: any sender may take the outbox at once.
           await store.release(result.outbox, clock.now());
         }
-        // The record as stored now: the web role may run the next reply's step from it.
-        const stored = commit.record ?? view.record;
-        if (stored) options.recordCache?.set(conversationId(claim), stored);
         options.onStep?.(outcome, claim);
         released = result.released === true;
         view = result.next ?? (await store.readInbox(claim));
@@ -119,6 +111,37 @@ export function createWorker(options: WorkerOptions): Worker {
           logger.warn({ err: error }, 'could not release a conversation; its lease will expire');
         });
       }
+    }
+  }
+
+  function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {
+    // Most steps log nothing at the usual levels: no child logger (nor masked phone) for them.
+    const quiet = !outcome.ended && !outcome.error && outcome.ignoredActions.length === 0;
+    if (quiet && !logger.isLevelEnabled('debug')) return;
+    const log = logger.child({
+      location: claim.location,
+      conversation: maskPhone(claim.phone),
+      bot: outcome.botId ?? outcome.ended?.botId,
+    });
+    if (outcome.ended) {
+      log.warn(
+        { code: outcome.ended.code, detail: outcome.ended.detail, event: eventId },
+        'conversation ended: it cannot resume',
+      );
+    }
+    if (outcome.error) {
+      log.error(
+        { err: outcome.error, event: eventId, kind, code: 'BOT_THREW' },
+        'bot threw; conversation marked errored',
+      );
+    } else {
+      log.debug({ event: eventId, kind, route: outcome.route, reason: outcome.reason }, 'step');
+    }
+    if (outcome.ignoredActions.length > 0) {
+      log.warn(
+        { actions: outcome.ignoredActions },
+        'custom actions are not run by the engine; use reply() and endConversation()',
+      );
     }
   }
 

@@ -117,23 +117,6 @@ export interface Store {
    */
   commitStep(claim: Claim, step: StepCommit, now: number): Promise<CommitResult>;
 
-  /**
-   * The inline step: a one-event notification whose step the caller ran from the record it
-   * holds (`step.expectedSeq` its seq, `step.eventId` the event's id). Atomically: skip it when
-   * `notificationId` was already ingested (`duplicate`, as `ingest` would); when nobody works
-   * on the conversation (no inbox lock, empty mailbox) and its record's seq is the expected
-   * one, commit the step as `commitStep` would but without mailbox, lock or lease (`applied`,
-   * with the outbox claim of `claimOutbox`); otherwise push the event onto the mailbox and make
-   * the conversation ready, as `ingest` would (`pushed`): a worker applies it in its turn.
-   * Saves a turn the claim and the mailbox round trip when the caller's record is current.
-   */
-  ingestStep(
-    notificationId: string,
-    event: MailboxEvent,
-    step: StepCommit,
-    now: number,
-  ): Promise<IngestStepResult>;
-
   /** Reads, under an outbox claim, the first message and, when the "sent" guard already
    * holds an sms id for it, that id (the message must not be sent again). */
   readOutbox(claim: Claim): Promise<OutboxView>;
@@ -232,11 +215,6 @@ export interface IngestResult {
   /** The inbox claims made for the caller (`claimFor`); absent or empty otherwise. */
   claims?: ClaimWithView<'inbox'>[];
 }
-
-/** `ingestStep`'s answer. */
-export type IngestStepResult =
-  | { kind: 'duplicate' | 'pushed' }
-  | { kind: 'applied'; outbox?: ClaimWithView<'outbox'> };
 
 export interface Claim extends ConversationKey {
   queue: QueueName;

@@ -1,12 +1,6 @@
-import type { BotRegistry } from '../bot/bot-registry.ts';
-import type { RecordCache } from '../conversation/record-cache.ts';
-import { reportStep } from '../conversation/report-step.ts';
-import { runStep } from '../conversation/run-step.ts';
 import type { Logger } from '../observability/logger.ts';
 import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import { conversationId } from '../store/conversation-id.ts';
-import type { MailboxEvent } from '../store/records.ts';
 import type { ClaimWithView, Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { classifyItems, describe } from './classify-items.ts';
@@ -20,24 +14,6 @@ export interface NotificationDeps {
    * conversations it makes ready and hands them over, so the worker starts without a claim.
    */
   inboxHandOff?: InboxHandOff;
-  /**
-   * With a worker in this process: a reply for a conversation whose record is in `cache` has its
-   * step run here and committed with its ingestion (`Store.ingestStep`), when nobody works on
-   * the conversation; otherwise it goes to the mailbox as usual.
-   */
-  inlineStep?: InlineStep;
-}
-
-export interface InlineStep {
-  registry: BotRegistry;
-  cache: RecordCache;
-  /** The sender of this process, for the outbox the step claims. */
-  outboxHandOff?: {
-    readonly wantsOffers: boolean;
-    offer(claim: ClaimWithView<'outbox'>, claimedAt: number): boolean;
-  };
-  leaseMs: number;
-  newRunId: () => string;
 }
 
 /** Where the ingest's inbox claims go: the process's worker. */
@@ -100,19 +76,6 @@ export async function handleNotification(
       await deps.store.pushDeadLetter(letter);
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
-    const inline = deps.inlineStep && items.length === 1 ? items[0]!.event : undefined;
-    if (inline?.kind === 'reply') {
-      const result = await stepInline(deps, deps.inlineStep!, envelope.data.id, inline, now);
-      if (result) {
-        return {
-          status: 200,
-          message: result === 'duplicate' ? 'duplicate: already received' : 'received',
-          duplicate: result === 'duplicate',
-          accepted: result === 'duplicate' ? 0 : 1,
-          rejected: rejected.length,
-        };
-      }
-    }
     const handOff = deps.inboxHandOff;
     // Places held in the worker for the claims this ingest may make, so that concurrent
     // requests never claim more than its lanes can take.
@@ -154,51 +117,6 @@ export async function handleNotification(
     );
     return { status: 503, message: 'store unavailable, retry later' };
   }
-}
-
-/**
- * Runs a reply's step from the cached record and commits it with the reply's ingestion. Answers
- * undefined, to go the usual way, when the record is not cached.
- */
-async function stepInline(
-  deps: NotificationDeps,
-  inline: InlineStep,
-  notificationId: string,
-  event: MailboxEvent,
-  now: number,
-): Promise<'duplicate' | 'pushed' | 'applied' | undefined> {
-  const id = conversationId(event);
-  const record = inline.cache.get(id);
-  if (!record) return undefined;
-  // For a reply, the message it answers only names the route (`origin` or `active`): not read.
-  const { commit, outcome } = runStep({
-    event,
-    record,
-    message: null,
-    registry: inline.registry,
-    now,
-    newRunId: inline.newRunId,
-  });
-  const handOff = inline.outboxHandOff;
-  const step = handOff?.wantsOffers
-    ? { ...commit, claimOutbox: { leaseMs: inline.leaseMs } }
-    : commit;
-  const result = await deps.store.ingestStep(notificationId, event, step, now);
-  if (result.kind !== 'applied') {
-    // Someone works on it, or the record moved on: the worker reads it afresh.
-    if (result.kind === 'pushed') inline.cache.delete(id);
-    return result.kind;
-  }
-  reportStep(deps.logger, event, event.id, event.kind, outcome);
-  const stored = commit.record ?? record;
-  inline.cache.set(id, stored);
-  if (result.outbox && !handOff?.offer(result.outbox, now)) {
-    // The sender stopped meanwhile: any sender may take the outbox at once.
-    await deps.store.release(result.outbox, deps.clock.now()).catch((error: unknown) => {
-      deps.logger.warn({ err: error }, 'could not release an outbox claim; its lease will expire');
-    });
-  }
-  return 'applied';
 }
 
 async function reject(

@@ -3,13 +3,13 @@ import { conversationId, parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
 import { type MessageRecord, statusRank } from '../records.ts';
-import type { ClaimWithView, QueueView, StepCommit, Store } from '../store.ts';
+import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
 type InboxOperations = Pick<
   Store,
-  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep' | 'ingestStep'
+  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep'
 >;
 
 /** How many ingests pass between sweeps of expired seen ids, sent guards and early status lists. */
@@ -41,39 +41,6 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       claims.push({ queue, partition, token, ...key, view: view as QueueView<typeof queue> });
     }
     return claims;
-  };
-
-  /**
-   * A committed step's effects, as commit-step-14.lua applies them: the outbound messages (and
-   * the outbox claim of `claimOutbox`), the timers, the applied id.
-   */
-  const applyEffects = (
-    id: string,
-    partition: number,
-    step: StepCommit,
-    now: number,
-  ): ClaimWithView<'outbox'> | undefined => {
-    let outbox: ClaimWithView<'outbox'> | undefined;
-    if (step.outbound.length > 0) {
-      const wasEmpty = queues.outbox.items(id).length === 0;
-      const outbound = step.outbound.map((message) => JSON.stringify(message));
-      queues.outbox.append(id, partition, outbound, now);
-      const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
-      const token = lease ? newToken() : '';
-      const key = parseConversationId(id);
-      if (lease && queues.outbox.claimId(id, partition, lease, now, token)) {
-        // Handed to the caller's sender: claimed, not announced, as the Redis script does.
-        outbox = { queue: 'outbox', partition, token, ...key, view: state.outboxView(key) };
-      } else {
-        listeners.emit('outbox', partition);
-      }
-    }
-    const timers = state.timersOf(partition);
-    for (const timer of step.timers?.set ?? []) timers.set(id, timer);
-    for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
-    const applied = [...(state.applied.get(id) ?? []), step.eventId];
-    state.applied.set(id, applied.slice(-storeLimits.appliedLogCap));
-    return outbox;
   };
 
   return {
@@ -180,7 +147,31 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       if (step.record) state.conversations.set(id, JSON.stringify(step.record));
       queues.inbox.pop(id);
-      const outbox = applyEffects(id, claim.partition, step, now);
+      let outbox: ClaimWithView<'outbox'> | undefined;
+      if (step.outbound.length > 0) {
+        const wasEmpty = queues.outbox.items(id).length === 0;
+        const outbound = step.outbound.map((message) => JSON.stringify(message));
+        queues.outbox.append(id, claim.partition, outbound, now);
+        const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
+        const token = lease ? newToken() : '';
+        if (lease && queues.outbox.claimId(id, claim.partition, lease, now, token)) {
+          // Handed to the caller's sender: claimed, not announced, as the Redis script does.
+          outbox = {
+            queue: 'outbox',
+            partition: claim.partition,
+            token,
+            ...parseConversationId(id),
+            view: state.outboxView(claim),
+          };
+        } else {
+          listeners.emit('outbox', claim.partition);
+        }
+      }
+      const timers = state.timersOf(claim.partition);
+      for (const timer of step.timers?.set ?? []) timers.set(id, timer);
+      for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
+      const applied = [...(state.applied.get(id) ?? []), step.eventId];
+      state.applied.set(id, applied.slice(-storeLimits.appliedLogCap));
       // The drain is over when the mailbox is empty: released here, as the Redis script does.
       if (queues.inbox.items(id).length === 0) {
         queues.inbox.release(id, claim.partition, claim.token, now, now);
@@ -193,33 +184,6 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       queues.inbox.extend(id, claim.partition, now);
       return { ok: true, next: state.inboxView(claim), released: false, ...(outbox && { outbox }) };
-    },
-
-    async ingestStep(notificationId, event, step, now) {
-      const partition = state.partitionOf(event.phone);
-      checkStepCommit({ ...event, queue: 'inbox', partition, token: '' }, step);
-      if (step.eventId !== event.id) {
-        throw new TypeError(`step of event ${step.eventId} given with event ${event.id}`);
-      }
-      const seenKey = `${partition}:${notificationId}`;
-      if ((state.seen.get(seenKey) ?? Number.NEGATIVE_INFINITY) > now) return { kind: 'duplicate' };
-      state.seen.set(seenKey, now + storeLimits.seenTtlMs);
-      const id = conversationId(event);
-      const seq = parse<{ seq: number }>(state.conversations.get(id))?.seq ?? 0;
-      const idle =
-        !queues.inbox.isLocked(id) &&
-        queues.inbox.items(id).length === 0 &&
-        seq === step.expectedSeq;
-      if (!idle) {
-        // As ingest would: the worker applies it in its turn.
-        if (queues.inbox.append(id, partition, [JSON.stringify(event)], now)) {
-          listeners.emit('inbox', partition);
-        }
-        return { kind: 'pushed' };
-      }
-      if (step.record) state.conversations.set(id, JSON.stringify(step.record));
-      const outbox = applyEffects(id, partition, step, now);
-      return { kind: 'applied', ...(outbox && { outbox }) };
     },
   };
 }

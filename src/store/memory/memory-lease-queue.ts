@@ -102,11 +102,6 @@ export class MemoryLeaseQueue {
     return true;
   }
 
-  /** Whether anyone holds the conversation's lock. */
-  isLocked(id: string): boolean {
-    return this.locks.has(id);
-  }
-
   holds(id: string, token: string): boolean {
     return this.locks.get(id)?.token === token;
   }

@@ -2,8 +2,8 @@ import { checkStepCommit } from '../check-step-commit.ts';
 import { parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
-import { type MailboxEvent, type OutboundMessage, statusRank } from '../records.ts';
-import type { Claim, ClaimWithView, QueueView, StepCommit, Store } from '../store.ts';
+import { type OutboundMessage, statusRank } from '../records.ts';
+import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { timerEventJsonStart } from '../timer-event-json.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
@@ -11,7 +11,7 @@ import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-
 
 type InboxOperations = Pick<
   Store,
-  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep' | 'ingestStep'
+  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep'
 >;
 
 /** Ingest, the lease queue operations (both queues) and the step commit, over the Lua scripts. */
@@ -57,77 +57,6 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       });
     }
     return claims;
-  };
-
-  /**
-   * A call of `commit-step-14.lua`: under a claim (its token), or inline (token '') with the
-   * notification it dedupes and the event it pushes when the conversation is not idle.
-   */
-  const commitScript = (
-    claim: Claim,
-    step: StepCommit,
-    now: number,
-    token: string,
-    inline: { notificationId: string; event: MailboxEvent } | null,
-  ) => {
-    const c = keys.conversation(claim);
-    const scriptKeys = [
-      c.lock('inbox'),
-      c.list('inbox'),
-      c.record,
-      c.applied,
-      c.ready('inbox'),
-      c.list('outbox'),
-      c.ready('outbox'),
-      c.messagePrefix,
-      c.timers,
-      c.timerPrefix,
-      c.conversationTimers,
-      c.lock('outbox'),
-      c.sentPrefix,
-      // Read only inline; a key of the same slot otherwise.
-      c.seen(inline?.notificationId ?? ''),
-    ];
-    const outboxToken = step.claimOutbox ? context.newToken() : '';
-    const timers = step.timers ?? { set: [], cancel: [] };
-    const args = [
-      token,
-      step.eventId,
-      step.expectedSeq,
-      step.record ? JSON.stringify(step.record) : '',
-      step.record?.seq ?? 0,
-      now,
-      storeLimits.appliedLogCap,
-      c.id,
-      keys.readyChannel,
-      c.readyMessage('outbox'),
-      outboxToken,
-      step.claimOutbox?.leaseMs ?? 0,
-      inline ? seconds(storeLimits.seenTtlMs) : 0,
-      inline ? c.readyMessage('inbox') : '',
-      inline ? JSON.stringify(inline.event) : '',
-      step.outbound.length,
-      ...step.outbound.map((message) => JSON.stringify(message)),
-      timers.set.length,
-      ...timers.set.flatMap((timer) => [timer.id, timer.dueAt, timerEventJsonStart(timer)]),
-      ...timers.cancel,
-    ];
-    return {
-      call: () => scripts.run('commit-step', scriptKeys, args),
-      /** The outbox claim the call took, from the head and sent guard it answered. */
-      outboxClaim(head: unknown, smsId: unknown): ClaimWithView<'outbox'> | undefined {
-        const message = jsonOrNull<OutboundMessage>(head);
-        if (!message) return undefined;
-        return {
-          queue: 'outbox',
-          partition: claim.partition,
-          token: outboxToken,
-          location: claim.location,
-          phone: claim.phone,
-          view: outboxViewOf([head, smsId]),
-        };
-      },
-    };
   };
 
   return {
@@ -239,36 +168,63 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 
     async commitStep(claim, step, now) {
       checkStepCommit(claim, step);
-      const run = commitScript(claim, step, now, claim.token, null);
-      const [status, ...view] = (await withStoreErrors('commitStep', run.call)) as unknown[];
+      const c = keys.conversation(claim);
+      const scriptKeys = [
+        c.lock('inbox'),
+        c.list('inbox'),
+        c.record,
+        c.applied,
+        c.ready('inbox'),
+        c.list('outbox'),
+        c.ready('outbox'),
+        c.messagePrefix,
+        c.timers,
+        c.timerPrefix,
+        c.conversationTimers,
+        c.lock('outbox'),
+        c.sentPrefix,
+      ];
+      const outboxToken = step.claimOutbox ? context.newToken() : '';
+      const timers = step.timers ?? { set: [], cancel: [] };
+      const args = [
+        claim.token,
+        step.eventId,
+        step.expectedSeq,
+        step.record ? JSON.stringify(step.record) : '',
+        step.record?.seq ?? 0,
+        now,
+        storeLimits.appliedLogCap,
+        c.id,
+        keys.readyChannel,
+        c.readyMessage('outbox'),
+        outboxToken,
+        step.claimOutbox?.leaseMs ?? 0,
+        step.outbound.length,
+        ...step.outbound.map((message) => JSON.stringify(message)),
+        timers.set.length,
+        ...timers.set.flatMap((timer) => [timer.id, timer.dueAt, timerEventJsonStart(timer)]),
+        ...timers.cancel,
+      ];
+      const [status, ...view] = (await withStoreErrors('commitStep', () =>
+        scripts.run('commit-step', scriptKeys, args),
+      )) as unknown[];
       if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
-      const outbox = run.outboxClaim(view[4], view[5]);
+      const outbox = jsonOrNull<OutboundMessage>(view[4]);
       return {
         ok: true,
         next: inboxViewOf(view),
         released: view[3] === 1,
-        ...(outbox && { outbox }),
+        ...(outbox && {
+          outbox: {
+            queue: 'outbox' as const,
+            partition: claim.partition,
+            token: outboxToken,
+            location: claim.location,
+            phone: claim.phone,
+            view: outboxViewOf([view[4], view[5]]),
+          },
+        }),
       };
-    },
-
-    async ingestStep(notificationId, event, step, now) {
-      const key = { location: event.location, phone: event.phone };
-      const claim = {
-        ...key,
-        queue: 'inbox' as const,
-        partition: context.partitionOf(event.phone),
-        token: '',
-      };
-      checkStepCommit(claim, step);
-      if (step.eventId !== event.id) {
-        throw new TypeError(`step of event ${step.eventId} given with event ${event.id}`);
-      }
-      const run = commitScript(claim, step, now, '', { notificationId, event });
-      const [status, ...view] = (await withStoreErrors('ingestStep', run.call)) as unknown[];
-      if (status === 'duplicate' || status === 'pushed') return { kind: status };
-      if (status !== 'applied') throw new Error(`unexpected store script reply ${String(status)}`);
-      const outbox = run.outboxClaim(view[0], view[1]);
-      return { kind: 'applied', ...(outbox && { outbox }) };
     },
   };
 }

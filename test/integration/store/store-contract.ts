@@ -5,7 +5,6 @@ import { earlyStatusContract } from './contract/early-status-contract.ts';
 import { inDoubtContract } from './contract/in-doubt-contract.ts';
 import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
-import { ingestStepContract } from './contract/ingest-step-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
@@ -43,7 +42,6 @@ export function describeStoreContract(
     leaseContract(store);
     inDoubtContract(store);
     ingestClaimContract(store);
-    ingestStepContract(store);
     commitContract(store);
     outboxContract(store);
     inspectionContract(store);

@@ -10,13 +10,6 @@
   ready time now + lease), without announcing it, and answers with its first view: the
   process's own sender takes it from there without a claim of its own.
 
-  Inline (no token): the step of a one-event notification, run by the web role from a cached
-  record, for a conversation nobody works on. Dedupes the notification id first (as
-  ingest-8.lua does); then, when the conversation is idle (no inbox lock, empty mailbox, the
-  record's seq as expected), commits the step as above without a mailbox, lock or lease;
-  otherwise pushes the event onto the mailbox and makes it ready, as ingest-8.lua would, for
-  a worker to apply it.
-
   Input:
     KEYS[1] inbox lock
     KEYS[2] mailbox
@@ -31,9 +24,8 @@
     KEYS[11] timers of the conversation (zset)
     KEYS[12] outbox lock
     KEYS[13] sent guard key prefix (+ outbox message id)
-    KEYS[14] seen key of the notification (inline only)
-    ARGV[1] token, or '' inline
-    ARGV[2] event id (the expected head; inline, the event's id)
+    ARGV[1] token
+    ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
     ARGV[4] new record JSON, or '' to leave the record as it is
     ARGV[5] new record seq
@@ -44,64 +36,43 @@
     ARGV[10] outbox ready message
     ARGV[11] outbox token to claim the outbox with, or '' not to
     ARGV[12] outbox lease (ms)
-    ARGV[13] seen TTL (s), inline only
-    ARGV[14] inbox ready message, inline only
-    ARGV[15] event JSON, inline only
-    ARGV[16] n, the number of outbound messages
-    ARGV[17..16+n] outbound message JSON, in order
-    ARGV[17+n] m, the number of timers to set
+    ARGV[13] n, the number of outbound messages
+    ARGV[14..13+n] outbound message JSON, in order
+    ARGV[14+n] m, the number of timers to set
     then three per timer to set (replacing one with the same id): id, due time (ms), and its
     TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
     then the ids of the timers to cancel (only the conversation's own are deleted)
   Output:
-    inline: {'duplicate'} | {'pushed'} | {'applied', outbox head JSON, its sent guard};
-    otherwise {'lost-lock'} | {'stale'} |
+    {'lost-lock'} | {'stale'} |
     {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard}
     ('' = none; released: 1 or 0; the outbox head only when this call claimed the outbox)
 ]]
-local inline = ARGV[1] == ''
-if inline then
-  if not redis.call('SET', KEYS[14], '1', 'NX', 'EX', ARGV[13]) then
-    return {'duplicate'}
-  end
-  local seq = tonumber(redis.call('HGET', KEYS[3], 'seq') or '0')
-  if redis.call('EXISTS', KEYS[1]) == 1 or redis.call('LLEN', KEYS[2]) > 0 or seq ~= tonumber(ARGV[3]) then
-    redis.call('RPUSH', KEYS[2], ARGV[15])
-    if redis.call('ZADD', KEYS[5], 'NX', ARGV[6], ARGV[8]) == 1 then
-      redis.call('PUBLISH', ARGV[9], ARGV[14])
-    end
-    return {'pushed'}
-  end
-else
-  if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
-    return {'lost-lock'}
-  end
-  local head = redis.call('LINDEX', KEYS[2], 0)
-  if not head or cjson.decode(head).id ~= ARGV[2] then
-    return {'stale'}
-  end
-  if tonumber(redis.call('HGET', KEYS[3], 'seq') or '0') ~= tonumber(ARGV[3]) then
-    return {'stale'}
-  end
+if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+  return {'lost-lock'}
+end
+local head = redis.call('LINDEX', KEYS[2], 0)
+if not head or cjson.decode(head).id ~= ARGV[2] then
+  return {'stale'}
+end
+if tonumber(redis.call('HGET', KEYS[3], 'seq') or '0') ~= tonumber(ARGV[3]) then
+  return {'stale'}
 end
 
 if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], 'seq', ARGV[5], 'json', ARGV[4])
 end
-if not inline then
-  redis.call('LPOP', KEYS[2])
-end
-local outbound = tonumber(ARGV[16])
+redis.call('LPOP', KEYS[2])
+local outbound = tonumber(ARGV[13])
 local handed, handedSmsId = '', ''
 if outbound > 0 then
   local wasEmpty = redis.call('LLEN', KEYS[6]) == 0
-  redis.call('RPUSH', KEYS[6], unpack(ARGV, 17, 16 + outbound))
+  redis.call('RPUSH', KEYS[6], unpack(ARGV, 14, 13 + outbound))
   if ARGV[11] ~= '' and wasEmpty and redis.call('EXISTS', KEYS[12]) == 0 then
     local outboxLease = tonumber(ARGV[12])
     -- No TTL: an outbox lock stays until released (see claim-7.lua).
     redis.call('HSET', KEYS[12], 'token', ARGV[11], 'lease', outboxLease)
     redis.call('ZADD', KEYS[7], tonumber(ARGV[6]) + outboxLease, ARGV[8])
-    handed = ARGV[17]
+    handed = ARGV[14]
     handedSmsId = redis.call('GET', KEYS[13] .. cjson.decode(handed).id) or ''
   else
     redis.call('ZADD', KEYS[7], 'NX', ARGV[6], ARGV[8])
@@ -109,7 +80,7 @@ if outbound > 0 then
   end
 end
 
-local at = 17 + outbound
+local at = 14 + outbound
 local sets = tonumber(ARGV[at])
 for i = at + 1, at + 3 * sets, 3 do
   local id, dueAt = ARGV[i], ARGV[i + 1]
@@ -127,9 +98,6 @@ end
 
 redis.call('RPUSH', KEYS[4], ARGV[2])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[7]), -1)
-if inline then
-  return {'applied', handed, handedSmsId}
-end
 
 local record = redis.call('HGET', KEYS[3], 'json') or ''
 local next = redis.call('LINDEX', KEYS[2], 0) or ''
