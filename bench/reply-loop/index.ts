@@ -32,7 +32,7 @@ interface Settings {
   profile: boolean;
   /** The variants to run, in this order on odd runs and reversed on even ones. */
   variants: Variant[];
-  /** Extra environment for replyflow (`--replyflow-env REPLYFLOW_SEND_CONCURRENCY=8`). */
+  /** Extra environment for replyflow (`--replyflow-env REPLYFLOW_SEND_CONCURRENCY=1`). */
   replyflowEnv: Record<string, string>;
 }
 
