@@ -3,8 +3,8 @@ import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import { createQueueConsumer } from '../store/create-queue-consumer.ts';
-import type { Claim, ClaimWithView, InboxView, Store } from '../store/store.ts';
+import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
+import type { Claim, ClaimWithView, CommitResult, InboxView, Store } from '../store/store.ts';
 import type { InboxHandOff } from '../webhook/handle-notification.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
@@ -31,10 +31,7 @@ export interface WorkerOptions {
 }
 
 /** Where a commit's outbox claim goes: the process's sender (`Sender.handOff`). */
-export interface OutboxHandOff {
-  readonly wantsOffers: boolean;
-  offer(claim: ClaimWithView<'outbox'>, claimedAt: number): boolean;
-}
+export type OutboxHandOff = HandOff<'outbox'>;
 
 export interface Worker {
   start(): void;
@@ -83,12 +80,20 @@ export function createWorker(options: WorkerOptions): Worker {
         });
         report(claim, event.id, event.kind, outcome);
         const handOff = options.outboxHandOff;
+        // A place held in the sender for the outbox this commit may claim (only a commit that
+        // queues messages can).
+        const held = commit.outbound.length > 0 ? (handOff?.reserve(1) ?? 0) : 0;
         const committedAt = clock.now();
-        const result = await store.commitStep(
-          claim,
-          handOff?.wantsOffers ? { ...commit, claimOutbox: { leaseMs } } : commit,
-          committedAt,
-        );
+        let result: CommitResult;
+        try {
+          const step = held > 0 ? { ...commit, claimOutbox: { leaseMs } } : commit;
+          result = await store.commitStep(claim, step, committedAt);
+        } catch (error) {
+          handOff?.unreserve(held);
+          throw error;
+        }
+        // No outbox claim came: the place goes back (a claim that came fills it below).
+        if (!(result.ok && result.outbox)) handOff?.unreserve(held);
         if (!result.ok) {
           logger.warn(
             { reason: result.reason, event: event.id },
@@ -151,7 +156,7 @@ export function createWorker(options: WorkerOptions): Worker {
     handOff: {
       leaseMs,
       reserve: (wanted) => consumer.reserve(wanted),
-      offer: (claim, claimedAt) => consumer.offerReserved(claim, claimedAt),
+      offer: (claim, claimedAt) => consumer.offer(claim, claimedAt),
       unreserve: (count) => consumer.unreserve(count),
     },
   };

@@ -259,11 +259,10 @@ export function createSender(options: SenderOptions) {
     stop: () => consumer.stop(),
     /** Takes outbox claims that this process's worker made in its commits (`outboxHandOff`). */
     handOff: {
-      get wantsOffers() {
-        return consumer.wantsOffers;
-      },
+      reserve: (wanted: number) => consumer.reserve(wanted),
       offer: (claim: ClaimWithView<'outbox'>, claimedAt: number) =>
         consumer.offer(claim, claimedAt),
+      unreserve: (count: number) => consumer.unreserve(count),
     },
   };
 }

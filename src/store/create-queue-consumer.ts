@@ -20,26 +20,22 @@ export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
   handle(claim: ClaimWithView<Q>, claimedAt: number): Promise<void>;
 }
 
-export interface QueueConsumer<Q extends QueueName = QueueName> {
-  start(): void;
-  /**
-   * Takes a claim made elsewhere in this process (a commit that claimed the outbox for it):
-   * a lane handles it before it looks in the store again. Returns false, leaving the claim to
-   * the caller, when the consumer is stopped or already has a claim waiting per lane.
-   */
-  offer(claim: ClaimWithView<Q>, claimedAt: number): boolean;
-  /** Whether `offer` would take a claim now. */
-  readonly wantsOffers: boolean;
-  /**
-   * Holds up to `wanted` places for claims still to be made (an ingest that claims for this
-   * consumer), so that concurrent callers do not claim more than the lanes can take; returns
-   * how many it holds. Each held place is filled with `offerReserved` or given back with
-   * `unreserve`.
-   */
+/**
+ * Where claims made elsewhere in the process go: a consumer's lanes, handled before they look in
+ * the store again. The maker holds places first, so concurrent makers never claim more than
+ * the lanes can take: `reserve`, make the claims, `offer` each into a held place, `unreserve`
+ * the places no claim came for.
+ */
+export interface HandOff<Q extends QueueName> {
+  /** Holds up to `wanted` places (none once stopped); returns how many it holds. */
   reserve(wanted: number): number;
-  /** `offer` into a place held by `reserve`; false when the consumer stopped meanwhile. */
-  offerReserved(claim: ClaimWithView<Q>, claimedAt: number): boolean;
+  /** Takes a claim into a held place; false when the consumer stopped meanwhile (the caller releases it). */
+  offer(claim: ClaimWithView<Q>, claimedAt: number): boolean;
   unreserve(count: number): void;
+}
+
+export interface QueueConsumer<Q extends QueueName = QueueName> extends HandOff<Q> {
+  start(): void;
   /** Stops claiming; resolves once every lane has finished the claim it holds. */
   stop(): Promise<void>;
   readonly running: boolean;
@@ -146,15 +142,12 @@ export function createQueueConsumer<Q extends QueueName>(
     get running() {
       return running;
     },
-    get wantsOffers() {
-      return running && free() > 0;
-    },
     reserve(wanted) {
       const held = running ? Math.max(0, Math.min(wanted, free())) : 0;
       reserved += held;
       return held;
     },
-    offerReserved(claim, claimedAt) {
+    offer(claim, claimedAt) {
       reserved = Math.max(0, reserved - 1);
       if (!running) return false;
       offered.push({ claim, claimedAt });
@@ -163,12 +156,6 @@ export function createQueueConsumer<Q extends QueueName>(
     },
     unreserve(count) {
       reserved = Math.max(0, reserved - count);
-    },
-    offer(claim, claimedAt) {
-      if (!running || free() <= 0) return false;
-      offered.push({ claim, claimedAt });
-      wake.notify();
-      return true;
     },
     start() {
       if (running) return;

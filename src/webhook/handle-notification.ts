@@ -1,7 +1,8 @@
 import type { Logger } from '../observability/logger.ts';
 import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import type { ClaimWithView, Store } from '../store/store.ts';
+import type { HandOff } from '../store/create-queue-consumer.ts';
+import type { Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { classifyItems, describe } from './classify-items.ts';
 
@@ -16,16 +17,8 @@ export interface NotificationDeps {
   inboxHandOff?: InboxHandOff;
 }
 
-/** Where the ingest's inbox claims go: the process's worker. */
-export interface InboxHandOff {
-  readonly leaseMs: number;
-  /** Holds up to `wanted` places for the claims an ingest is about to make; returns how many. */
-  reserve(wanted: number): number;
-  /** Takes a claim into a held place; false when the worker stopped (the caller releases it). */
-  offer(claim: ClaimWithView<'inbox'>, claimedAt: number): boolean;
-  /** Gives back held places no claim came for. */
-  unreserve(count: number): void;
-}
+/** Where the ingest's inbox claims go: the process's worker, and the lease to claim with. */
+export type InboxHandOff = HandOff<'inbox'> & { readonly leaseMs: number };
 
 export interface NotificationResult {
   /** The HTTP status to answer: 200 once durable, 400 for a body no item of which is usable, 503 when the store is down. */

@@ -52,31 +52,37 @@ function countingClaims(store: Store) {
   return { claims, store: counted };
 }
 
-describe('the outbox hand-off from worker to sender in one process', () => {
-  let service: ProviderEmulator | undefined;
-  afterEach(async () => {
-    await service?.close();
-    service = undefined;
-  });
+let service: ProviderEmulator | undefined;
+afterEach(async () => {
+  await service?.close();
+  service = undefined;
+});
 
+/**
+ * The emulator, a memory store counting its claims, and the options every replyflow instance
+ * of a case shares (the same store, bots and clients, as processes on one Redis would).
+ */
+async function sharedStore() {
+  service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
+  const { claims, store } = countingClaims(createMemoryStore({}));
+  const common = {
+    config: config(),
+    logger: pino({ level: 'silent' }),
+    store,
+    registry: createBotRegistry([{ bot: echo, file: 'echo.ts' }]),
+    clients: new Map([['paris', service.client({ limits: { perSecond: 1_000_000 } })]]),
+  };
+  return { service, claims, store, common };
+}
+
+describe('the outbox hand-off from worker to sender in one process', () => {
   it.each([
     ['worker and sender in one process', 0, { worker: true, sender: true }],
     ['a worker alone, its sender elsewhere', 12, { worker: true, sender: false }],
   ] as const)(
     '%s: every greeting is sent once; the sender claims %i outboxes itself',
     async (_, senderClaims, roles) => {
-      service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
-      const memory = createMemoryStore({});
-      const { claims, store } = countingClaims(memory);
-      const clients = new Map([['paris', service.client({ limits: { perSecond: 1_000_000 } })]]);
-      const registry = createBotRegistry([{ bot: echo, file: 'echo.ts' }]);
-      const common = {
-        config: config(),
-        logger: pino({ level: 'silent' }),
-        store,
-        registry,
-        clients,
-      };
+      const { service, claims, store, common } = await sharedStore();
       const app = await startReplyflow({
         ...common,
         roles: { web: false, scheduler: false, ...roles },
@@ -116,30 +122,13 @@ describe('the outbox hand-off from worker to sender in one process', () => {
 });
 
 describe('the inbox hand-off from web role to worker in one process', () => {
-  let service: ProviderEmulator | undefined;
-  afterEach(async () => {
-    await service?.close();
-    service = undefined;
-  });
-
   it.each([
     ['web role and worker in one process', 0, true],
     ['a web role alone, its worker elsewhere', 12, false],
   ] as const)(
     '%s: every ECHO is answered once; the worker claims %i mailboxes itself',
     async (_, workerClaims, together) => {
-      service = await startProviderEmulator({ rateLimitPerSecond: Number.POSITIVE_INFINITY });
-      const memory = createMemoryStore({});
-      const { claims, store } = countingClaims(memory);
-      const clients = new Map([['paris', service.client({ limits: { perSecond: 1_000_000 } })]]);
-      const registry = createBotRegistry([{ bot: echo, file: 'echo.ts' }]);
-      const common = {
-        config: config(),
-        logger: pino({ level: 'silent' }),
-        store,
-        registry,
-        clients,
-      };
+      const { service, claims, common } = await sharedStore();
       const app = await startReplyflow({
         ...common,
         roles: { web: true, worker: together, sender: true, scheduler: false },

@@ -1,7 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { QueueName, Store } from '../../../../src/store/store.ts';
 import {
-  announceProbe,
   claimOf,
   claimQueued,
   keyOf,
@@ -15,6 +14,7 @@ import {
   statusEvent,
   statusItem,
   t0,
+  untilHeard,
 } from './fixtures.ts';
 
 /**
@@ -154,15 +154,8 @@ export function earlyStatusContract(store: () => Store): void {
       const outbox = await claimOf(store(), 'outbox', phone, t0);
       const heard: [QueueName, number][] = [];
       const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
-      // A Redis subscription becomes active asynchronously: ingest elsewhere until it is heard.
-      // Announcements travel in order, so nothing of `partition` from before can arrive later.
-      const probe = announceProbe(store(), store().partitionOf(other));
-      const heardFromOther = async () => {
-        await vi.waitFor(async () => {
-          await probe();
-          expect(heard).toContainEqual(['inbox', store().partitionOf(other)]);
-        });
-      };
+      // Heard once the subscription is active, and again after a step: all before it is in.
+      const heardFromOther = () => untilHeard(store(), heard, store().partitionOf(other));
       await heardFromOther();
       heard.length = 0;
 

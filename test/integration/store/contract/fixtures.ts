@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import type {
   ConversationKey,
   ConversationRecord,
@@ -239,19 +239,27 @@ export async function recordedSms(store: Store, phone: string, smsId: string, no
   ).toEqual({ ok: true, nextOutbox: { message: null, sentSmsId: null }, released: true });
 }
 
+// Probe phones are never reused within a test file (each probe's conversation stays claimed).
+let probes = 0;
+
 /**
- * Ingests a reply for a phone of `partition` never used before and claims it at once, so the
- * ingest is announced (its conversation is new, and nothing is left due in the partition):
- * tests call it until a listener hears it, since a Redis subscription starts asynchronously.
+ * Ingests, until `heard` holds the partition's inbox announcement, a reply for a phone of
+ * `partition` never used before, claimed at once so that nothing is left due there (an ingest
+ * into a partition with other due work is not announced). A Redis subscription starts
+ * asynchronously, and announcements travel in order: once this one is heard, nothing of the
+ * partition from before it can arrive later.
  */
-export function announceProbe(store: Store, partition: number): () => Promise<void> {
-  let n = 0;
-  let i = 0;
-  return async () => {
+export async function untilHeard(
+  store: Store,
+  heard: ReadonlyArray<[QueueName, number]>,
+  partition: number,
+): Promise<void> {
+  await vi.waitFor(async () => {
     let phone: string;
-    do phone = `3369878${String(i++).padStart(4, '0')}`;
+    do phone = `3369878${String(probes++).padStart(4, '0')}`;
     while (store.partitionOf(phone) !== partition);
-    await store.ingest(`n-probe-${phone}`, [{ event: replyEvent(`probe-${n++}`, phone) }], t0);
+    await store.ingest(`n-probe-${phone}`, [{ event: replyEvent(`probe-${phone}`, phone) }], t0);
     await claimOf(store, 'inbox', phone, t0);
-  };
+    expect(heard).toContainEqual(['inbox', partition]);
+  });
 }

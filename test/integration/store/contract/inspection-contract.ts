@@ -2,7 +2,6 @@ import { describe, expect, it, vi } from 'vitest';
 import type { DeadLetter } from '../../../../src/store/records.ts';
 import type { QueueName, Store } from '../../../../src/store/store.ts';
 import {
-  announceProbe,
   claimOf,
   conversationRecord,
   keyOf,
@@ -11,6 +10,7 @@ import {
   replyEvent,
   startEvent,
   t0,
+  untilHeard,
 } from './fixtures.ts';
 
 export function inspectionContract(store: () => Store): void {
@@ -20,12 +20,7 @@ export function inspectionContract(store: () => Store): void {
       const partition = store().partitionOf(phone);
       const heard: [QueueName, number][] = [];
       const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
-      // A Redis subscription becomes active asynchronously: probe until the first one is heard.
-      const probe = announceProbe(store(), partition);
-      await vi.waitFor(async () => {
-        await probe();
-        expect(heard).toContainEqual(['inbox', partition]);
-      });
+      await untilHeard(store(), heard, partition);
 
       await store().ingest('n-start', [{ event: startEvent('e-start', phone) }], t0);
       const claim = await claimOf(store(), 'inbox', phone, t0);

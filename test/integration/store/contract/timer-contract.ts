@@ -2,7 +2,6 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TimerEvent, TimerRecord } from '../../../../src/store/records.ts';
 import type { QueueName, Store } from '../../../../src/store/store.ts';
 import {
-  announceProbe,
   claimOf,
   commitTimers,
   conversationRecord,
@@ -15,6 +14,7 @@ import {
   startEvent,
   t0,
   timerRecord,
+  untilHeard,
 } from './fixtures.ts';
 
 /** The event `claimDueTimers` must put in the mailbox for `timer`, received at `now`. */
@@ -265,15 +265,8 @@ export function timerContract(store: () => Store): void {
       });
       const heard: [QueueName, number][] = [];
       const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
-      // A Redis subscription becomes active asynchronously: ingest elsewhere until it is heard.
-      // Announcements travel in order, so nothing of `partition` from before can arrive later.
-      const probe = announceProbe(store(), store().partitionOf(other));
-      const heardFromOther = async () => {
-        await vi.waitFor(async () => {
-          await probe();
-          expect(heard).toContainEqual(['inbox', store().partitionOf(other)]);
-        });
-      };
+      // Heard once the subscription is active, and again after a step: all before it is in.
+      const heardFromOther = () => untilHeard(store(), heard, store().partitionOf(other));
       await heardFromOther();
       heard.length = 0;
 
