@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChainableCommander, Redis } from 'ioredis';
+import { coalesceWrites } from './coalesce-writes.ts';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
 
@@ -48,6 +49,7 @@ type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
  */
 export function defineStoreScripts(redis: Redis) {
   const byBase = new Map(definitions.map((definition) => [definition.base, definition]));
+  const coalesce = coalesceWrites(redis);
   for (const { name, numberOfKeys, lua } of definitions) {
     redis.defineCommand(name, { numberOfKeys, lua });
   }
@@ -65,8 +67,9 @@ export function defineStoreScripts(redis: Redis) {
   };
 
   return {
-    /** Runs a script and resolves to its reply. */
+    /** Runs a script and resolves to its reply; the calls of one tick share a socket write. */
     run(script: ScriptName, keys: Arg[], args: Arg[]): Promise<unknown> {
+      coalesce();
       return command(redis, script, keys).call(redis, ...keys, ...args);
     },
     /** Queues a script call on a pipeline. */
