@@ -210,9 +210,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       )) as unknown[];
       if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
       const outbox = jsonOrNull<OutboundMessage>(view[4]);
+      const next = inboxViewOf(view);
+      // The script sends the record back only when the step left it as it was.
+      if (step.record) next.record = step.record;
       return {
         ok: true,
-        next: inboxViewOf(view),
+        next,
         released: view[3] === 1,
         ...(outbox && {
           outbox: {

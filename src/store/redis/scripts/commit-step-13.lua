@@ -45,7 +45,8 @@
   Output:
     {'lost-lock'} | {'stale'} |
     {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard}
-    ('' = none; released: 1 or 0; the outbox head only when this call claimed the outbox)
+    ('' = none; released: 1 or 0; the outbox head only when this call claimed the outbox; the
+    record JSON only when ARGV[4] left the record as it was: otherwise the caller has it)
 ]]
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -99,7 +100,10 @@ end
 redis.call('RPUSH', KEYS[4], ARGV[2])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[7]), -1)
 
-local record = redis.call('HGET', KEYS[3], 'json') or ''
+local record = ''
+if ARGV[4] == '' then
+  record = redis.call('HGET', KEYS[3], 'json') or ''
+end
 local next = redis.call('LINDEX', KEYS[2], 0) or ''
 if next == '' then
   redis.call('DEL', KEYS[1])
