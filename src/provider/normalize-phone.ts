@@ -34,6 +34,21 @@ const telPrefix = /^tel:/i;
  * normalizePhone('33123456789'); // throws ValidationError NOT_A_MOBILE_NUMBER (a Paris landline)
  */
 export function normalizePhone(input: string, options: NormalizePhoneOptions = {}): string {
+  const key = `${options.defaultCountry ?? ''}|${options.allowFixedLineOrMobile === false ? 0 : 1}|${input}`;
+  const known = normalized.get(key);
+  if (known !== undefined) return known;
+  const digits = parseMobile(input, options);
+  // A conversation sends to the same few numbers again and again; parsing one costs tens of µs.
+  if (normalized.size >= normalizedCap) normalized.delete(normalized.keys().next().value!);
+  normalized.set(key, digits);
+  return digits;
+}
+
+/** Numbers already normalized (options and input → digits), oldest first; invalid ones are not kept. */
+const normalized = new Map<string, string>();
+const normalizedCap = 10_000;
+
+function parseMobile(input: string, options: NormalizePhoneOptions): string {
   const isMobile = (type: NumberType) =>
     type === 'MOBILE' ||
     (type === 'FIXED_LINE_OR_MOBILE' && options.allowFixedLineOrMobile !== false);

@@ -113,6 +113,35 @@ describe('normalizePhone', () => {
     );
     expect(error.code).toBe(errorCodes.NOT_A_MOBILE_NUMBER);
   });
+
+  it('answers a number it has seen with the options it was seen with, not others', () => {
+    // Accepted once leniently, then asked strictly: the first answer must not be reused.
+    expect(normalizePhone('+1 415 555 2672')).toBe('14155552672');
+    expect(
+      refusal(() => normalizePhone('+1 415 555 2672', { allowFixedLineOrMobile: false })).code,
+    ).toBe(errorCodes.NOT_A_MOBILE_NUMBER);
+    // Accepted with a default country, then asked without one.
+    expect(normalizePhone('06 12 34 56 79', { defaultCountry: 'FR' })).toBe('33612345679');
+    expect(refusal(() => normalizePhone('06 12 34 56 79')).code).toBe(
+      errorCodes.INVALID_PHONE_NUMBER,
+    );
+    // The same bare digits under two default countries: New Jersey, or an Egyptian landline.
+    expect(normalizePhone('(201) 555-0124', { defaultCountry: 'US' })).toBe('12015550124');
+    expect(refusal(() => normalizePhone('(201) 555-0124', { defaultCountry: 'FR' })).code).toBe(
+      errorCodes.NOT_A_MOBILE_NUMBER,
+    );
+  });
+
+  it('keeps answering right past the numbers it remembers', () => {
+    const phones = Array.from({ length: 10_050 }, (_, i) => `+33 6 ${String(i).padStart(8, '0')}`);
+    for (const phone of phones) normalizePhone(phone);
+    for (const phone of [phones[0]!, phones[10_049]!]) {
+      expect(normalizePhone(phone)).toBe(phone.replace(/[+ ]/g, ''));
+    }
+    expect(refusal(() => normalizePhone('+33 1 00 00 00 00')).code).toBe(
+      errorCodes.NOT_A_MOBILE_NUMBER,
+    );
+  });
 });
 
 describe('isServiceMobileNumber', () => {
