@@ -1,20 +1,38 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../app/config.ts';
 import { startDev } from '../app/start-dev.ts';
-import { type RunningReplyflow, startReplyflow } from '../app/start-replyflow.ts';
-import { ReplyflowError } from '../errors.ts';
+import {
+  type RunningReplyflow,
+  type StartOptions,
+  startReplyflow,
+} from '../app/start-replyflow.ts';
+import { ConfigError, ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 
-/** `replyflow start`, `replyflow worker` and `replyflow dev`. */
+type Mode = 'start' | 'web' | 'worker' | 'dev';
+
+/** The roles each serving command runs (`start` and `dev` run them all). */
+const rolesOf: Partial<Record<Mode, StartOptions['roles']>> = {
+  web: { web: true, worker: false, sender: false, scheduler: false },
+  worker: { web: false },
+};
+
+/** `replyflow start`, `replyflow web`, `replyflow worker` and `replyflow dev`. */
 export function registerServeCommands(program: Command): void {
   program
     .command('start')
     .description('Run the webhook server, the conversation workers and the sender in one process')
     .action(() => run('start'));
   program
+    .command('web')
+    .description(
+      'Run the webhook server only: notifications are stored and acknowledged, and `replyflow worker` processes answer them (needs REDIS_URL)',
+    )
+    .action(() => run('web'));
+  program
     .command('worker')
     .description(
-      'Run conversation workers, the timer scheduler and the sender only (scale-out; no HTTP server)',
+      'Run conversation workers, the timer scheduler and the sender only (scale-out; no HTTP server; needs REDIS_URL)',
     )
     .action(() => run('worker'));
   program
@@ -26,7 +44,7 @@ export function registerServeCommands(program: Command): void {
 }
 
 /** Expected failures (bad config, bad bots) print their message and exit 1, without a stack. */
-async function run(mode: 'start' | 'worker' | 'dev'): Promise<void> {
+async function run(mode: Mode): Promise<void> {
   try {
     await serve(mode);
   } catch (error) {
@@ -36,8 +54,14 @@ async function run(mode: 'start' | 'worker' | 'dev'): Promise<void> {
   }
 }
 
-async function serve(mode: 'start' | 'worker' | 'dev'): Promise<void> {
+async function serve(mode: Mode): Promise<void> {
   const config = await loadConfig(process.env);
+  if ((mode === 'web' || mode === 'worker') && !config.redisUrl) {
+    // The in-memory store lives and dies with one process: the other half would never see it.
+    throw new ConfigError(
+      `replyflow ${mode} shares its work with other processes through Redis: set REDIS_URL (redis://127.0.0.1:6379), or run \`replyflow start\` to do everything in one process`,
+    );
+  }
   const logger = createLogger({ level: config.logLevel });
   // Listen for signals from the start: a stop during start-up waits for it, then closes cleanly.
   let started: Promise<RunningReplyflow | undefined> = Promise.resolve(undefined);
@@ -55,7 +79,7 @@ async function serve(mode: 'start' | 'worker' | 'dev'): Promise<void> {
       : startReplyflow({
           config,
           logger,
-          roles: mode === 'worker' ? { web: false } : undefined,
+          roles: rolesOf[mode],
         });
   await started;
 }

@@ -46,7 +46,16 @@ export function workerEnv(loop: ReplyLoop): Record<string, string> {
  * `output` (prefixed with the pid) rather than printed, so a test shows it only when it fails.
  */
 export function spawnWorkerProcess(env: Record<string, string>, output: string[]): WorkerProcess {
-  const child: ChildProcess = spawn(process.execPath, ['bin/replyflow.js', 'worker'], {
+  return spawnReplyflowProcess('worker', env, output);
+}
+
+/** Runs `node bin/replyflow.js <command>` in a child process, as `spawnWorkerProcess` does. */
+export function spawnReplyflowProcess(
+  command: 'worker' | 'web' | 'start',
+  env: Record<string, string>,
+  output: string[],
+): WorkerProcess {
+  const child: ChildProcess = spawn(process.execPath, ['bin/replyflow.js', command], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +69,7 @@ export function spawnWorkerProcess(env: Record<string, string>, output: string[]
     // Debug lines are counted or dropped; what a failing test shows is warnings and errors.
     else if (line !== '' && !/^\{"level":[12]0,/.test(line) && kept < maxOutputChars) {
       kept += line.length;
-      output.push(`[worker ${pid}] ${line}`);
+      output.push(`[${command} ${pid}] ${line}`);
     }
   };
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -74,7 +83,7 @@ export function spawnWorkerProcess(env: Record<string, string>, output: string[]
   let stopping = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => {
-      output.push(`[worker ${pid}] exited: code ${code}, signal ${signal}`);
+      output.push(`[${command} ${pid}] exited: code ${code}, signal ${signal}`);
       resolve({ code, signal });
     });
   });
