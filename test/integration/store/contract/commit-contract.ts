@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/store/store.ts';
 import {
   claimOf,
+  claimStartAndReply,
   conversationRecord,
   keyOf,
   leaseMs,
@@ -19,13 +20,7 @@ import {
 export function commitContract(store: () => Store): void {
   describe('commitStep', () => {
     it('writes the record, pops the head, queues the outbound, logs the event and returns the next view', async () => {
-      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
-      await store().ingest(
-        'n-1',
-        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
-        t0,
-      );
-      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const { phone, claim } = await claimStartAndReply(store());
       expect(await store().readInbox(claim)).toEqual({
         record: null,
         next: startEvent('e-1', phone),
@@ -53,13 +48,7 @@ export function commitContract(store: () => Store): void {
     });
 
     it('keeps the record when the step gives none, and still checks its seq', async () => {
-      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
-      await store().ingest(
-        'n-1',
-        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
-        t0,
-      );
-      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const { phone, claim } = await claimStartAndReply(store());
       const record = conversationRecord(phone, 1);
       await store().commitStep(claim, { eventId: 'e-1', expectedSeq: 0, record, outbound: [] }, t0);
       const stale = await store().commitStep(

@@ -162,6 +162,22 @@ export async function claimOf<Q extends QueueName>(
   return claim!;
 }
 
+/**
+ * A conversation in a partition of its own with two events in its mailbox (start `e-1`, reply
+ * `e-2`), claimed at `t0`: the opening of most commit and lease cases.
+ */
+export async function claimStartAndReply(
+  store: Store,
+): Promise<{ phone: string; claim: ClaimWithView<'inbox'> }> {
+  const [phone = ''] = phonesInDistinctPartitions(store, 1);
+  await store.ingest(
+    'n-1',
+    [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
+    t0,
+  );
+  return { phone, claim: await claimOf(store, 'inbox', phone, t0) };
+}
+
 /** Runs one start event through a commit that queues `messages`, then releases the inbox. */
 export async function queueOutbound(
   store: Store,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/store/store.ts';
 import {
   claimOf,
+  claimStartAndReply,
   conversationRecord,
   keyOf,
   leaseMs,
@@ -75,13 +76,7 @@ export function leaseContract(store: () => Store): void {
     });
 
     it('claims with the first view of the mailbox, as readInbox reads it', async () => {
-      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
-      await store().ingest(
-        'n-1',
-        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
-        t0,
-      );
-      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const { phone, claim } = await claimStartAndReply(store());
       expect(claim.view).toEqual({ record: null, next: startEvent('e-1', phone), origin: null });
       expect(claim.view).toEqual(await store().readInbox(claim));
 
@@ -133,13 +128,7 @@ export function leaseContract(store: () => Store): void {
     });
 
     it('extends the lease on every commit', async () => {
-      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
-      await store().ingest(
-        'n-1',
-        [{ event: startEvent('e-1', phone) }, { event: replyEvent('e-2', phone) }],
-        t0,
-      );
-      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const { phone, claim } = await claimStartAndReply(store());
       const step = {
         eventId: 'e-1',
         expectedSeq: 0,
