@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { parseDuration } from '../bot/parse-duration.ts';
 import { ConfigError } from '../errors.ts';
+import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 
 const providerUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' })
@@ -88,7 +89,7 @@ const envSchema = z.object({
    * over finds them by their `sms.status` (REPLYFLOW_IN_DOUBT_GRACE) and does not send them
    * again (DESIGN §2.4). Throughput per process is about this many ÷ the service's round trip.
    */
-  REPLYFLOW_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
+  REPLYFLOW_SEND_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(defaultSendsInFlight),
   /** Conversations a process works on at once. */
   REPLYFLOW_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** How long a claimed conversation or outbox stays hidden from other processes; a dead process's claims are taken over after it (10s, 30s, 2m). */

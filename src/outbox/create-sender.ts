@@ -8,19 +8,25 @@ import { createSendWindow } from './send-window.ts';
 import type { SharedLimiter } from './shared-limiter.ts';
 import { classifySendError, type SmsGateway } from './sms-gateway.ts';
 
+/**
+ * Sends in flight per process unless told otherwise (`REPLYFLOW_SEND_CONCURRENCY`): 8 kept a
+ * sender below 1,000 SMS/s against a service 10 ms away; see docs/benchmarks.md.
+ */
+export const defaultSendsInFlight = 32;
+
 export interface SenderOptions {
   store: Store;
   gateway: SmsGateway;
   clock: Clock;
   logger: Logger;
   /**
-   * `POST /sms` requests in flight at once (default 8). Each one the process is killed after
+   * `POST /sms` requests in flight at once (default `defaultSendsInFlight`, 32). Each one the process is killed after
    * the service accepted and before its id was recorded is in doubt: the sender that takes the
    * outbox over looks for its status before sending it again (`inDoubtGraceMs`, DESIGN §2.4).
    */
   sendsInFlight?: number;
   /**
-   * Conversations claimed at once (default 8, at least `sendsInFlight`). A lane claims, reads and
+   * Conversations claimed at once (default and at least `sendsInFlight`, at least 8). A lane claims, reads and
    * releases while another's send is in flight, then waits for a place in the send window.
    */
   lanes?: number;
@@ -89,14 +95,15 @@ export function createSender(options: SenderOptions) {
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
   const inDoubtGraceMs = options.inDoubtGraceMs ?? 30_000;
-  const window = createSendWindow(options.sendsInFlight ?? 8);
+  const sendsInFlight = options.sendsInFlight ?? defaultSendsInFlight;
+  const window = createSendWindow(sendsInFlight);
 
   const consumer = createQueueConsumer({
     store,
     queue: 'outbox',
     clock,
     logger,
-    concurrency: Math.max(options.lanes ?? 8, options.sendsInFlight ?? 8),
+    concurrency: Math.max(options.lanes ?? 8, sendsInFlight),
     leaseMs,
     idleMs: options.idleMs ?? 250,
     handle: sendAll,
