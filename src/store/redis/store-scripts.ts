@@ -3,10 +3,29 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import { coalesceWrites } from './coalesce-writes.ts';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
+const libraryDir = new URL('./lib/', scriptsDir);
 
 /** A script's command name on the ioredis instance, from its file name: `commit-step-13.lua` → `replyflowCommitStep`. */
 function commandName(base: string): string {
   return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
+}
+
+/**
+ * Local functions that several scripts share (Lua in Redis has no `require`): `lib/origin-of.lua`
+ * defines `originOf`, and goes in front of every script that calls `originOf(`.
+ */
+const libraries = readdirSync(libraryDir)
+  .filter((file) => file.endsWith('.lua'))
+  .map((file) => ({
+    name: file
+      .slice(0, -'.lua'.length)
+      .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()),
+    lua: readFileSync(new URL(file, libraryDir), 'utf8'),
+  }));
+
+function withLibraries(lua: string): string {
+  const used = libraries.filter((library) => lua.includes(`${library.name}(`));
+  return [...used.map((library) => library.lua), lua].join('\n');
 }
 
 /** The scripts, read from disk once per process: file name → { command name, key count, source }. */
@@ -21,7 +40,7 @@ const definitions = readdirSync(scriptsDir)
       base: match[1],
       name: commandName(match[1]),
       numberOfKeys: Number(match[2]),
-      lua: readFileSync(new URL(file, scriptsDir), 'utf8'),
+      lua: withLibraries(readFileSync(new URL(file, scriptsDir), 'utf8')),
     };
   });
 

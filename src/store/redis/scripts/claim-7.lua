@@ -61,15 +61,7 @@ local function view(reply, claimed, takenOver)
     reply[#reply + 1] = takenOver and 1 or 0
     return
   end
-  local origin = ''
-  if head ~= '' then
-    local event = cjson.decode(head)
-    -- The message the event is about: the one a reply answers, or the one a status reports on.
-    local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
-    if type(smsId) == 'string' and smsId ~= '' then
-      origin = redis.call('HGET', KEYS[5] .. smsId, 'json') or ''
-    end
-  end
+  local origin = originOf(head, KEYS[5])
   reply[#reply + 1] = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
   reply[#reply + 1] = head
   reply[#reply + 1] = origin

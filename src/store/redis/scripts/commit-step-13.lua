@@ -115,11 +115,4 @@ local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[6]) + lease, ARGV[8])
 
-local origin = ''
-local event = cjson.decode(next)
--- The message the event is about: the one a reply answers, or the one a status reports on.
-local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
-if type(smsId) == 'string' and smsId ~= '' then
-  origin = redis.call('HGET', KEYS[8] .. smsId, 'json') or ''
-end
-return {'ok', record, next, origin, 0, handed, handedSmsId}
+return {'ok', record, next, originOf(next, KEYS[8]), 0, handed, handedSmsId}

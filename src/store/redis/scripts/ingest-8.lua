@@ -121,14 +121,7 @@ local reply = {0, pushed}
 for _, claim in ipairs(claimed) do
   local id = claim[1]
   local head = redis.call('LINDEX', KEYS[3] .. id, 0) or ''
-  local origin = ''
-  if head ~= '' then
-    local event = cjson.decode(head)
-    local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
-    if type(smsId) == 'string' and smsId ~= '' then
-      origin = redis.call('HGET', KEYS[4] .. smsId, 'json') or ''
-    end
-  end
+  local origin = originOf(head, KEYS[4])
   reply[#reply + 1] = id
   reply[#reply + 1] = claim[2]
   reply[#reply + 1] = redis.call('HGET', KEYS[8] .. id, 'json') or ''

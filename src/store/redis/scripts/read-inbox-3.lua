@@ -11,13 +11,4 @@
 ]]
 local record = redis.call('HGET', KEYS[1], 'json') or ''
 local head = redis.call('LINDEX', KEYS[2], 0) or ''
-local origin = ''
-if head ~= '' then
-  local event = cjson.decode(head)
-  -- The message the event is about: the one a reply answers, or the one a status reports on.
-  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
-  if type(smsId) == 'string' and smsId ~= '' then
-    origin = redis.call('HGET', KEYS[3] .. smsId, 'json') or ''
-  end
-end
-return {record, head, origin}
+return {record, head, originOf(head, KEYS[3])}

@@ -6,6 +6,7 @@ import {
   keyOf,
   leaseMs,
   phonesInDistinctPartitions,
+  recordedSms,
   replyEvent,
   t0,
 } from './fixtures.ts';
@@ -50,6 +51,24 @@ export function ingestClaimContract(store: () => Store): void {
         ok: true,
         next: { next: { id: 'e-3' } },
       });
+    });
+
+    it('comes with the record of the message the head answers, as readInbox reads it', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await recordedSms(store(), phone, 'sms-42');
+      const result = await store().ingest(
+        'n-1',
+        [{ event: replyEvent('e-1', phone, 'sms-42') }],
+        t0 + 1,
+        claimFor,
+      );
+      const [claim] = result.claims ?? [];
+      expect(claim?.view).toMatchObject({
+        record: { seq: 1 },
+        next: { id: 'e-1' },
+        origin: { smsId: 'sms-42', outboxId: 'e-sms-42:0' },
+      });
+      expect(await store().readInbox(claim!)).toEqual(claim!.view);
     });
 
     it('leaves alone a conversation that was ready or held already, and makes no more than max', async () => {
