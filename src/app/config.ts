@@ -6,6 +6,18 @@ import { parseDuration } from '../bot/parse-duration.ts';
 import { ConfigError } from '../errors.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 
+/** A duration setting (`30s`, `2m`, `1h`) read as milliseconds; `message` when it is not one, or is under `minMs`. */
+function duration(fallback: string, message: string, minMs = 0) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined || ms < minMs) ctx.addIssue({ code: 'custom', message });
+      return ms ?? 0;
+    });
+}
+
 const providerUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' })
   .refine((url) => url.replace(/\/+$/, '').endsWith('/v1'), { error: 'must end with /v1' })
@@ -74,15 +86,7 @@ const envSchema = z.object({
     .regex(/^[A-Za-z0-9:_-]*$/, { error: 'must be letters, digits, :, _ or -' })
     .default('rf:'),
   /** How long a message may be retried on transient failures before the bot hears `send_failed` (30m, 1h, 2d). */
-  REPLYFLOW_SEND_DEADLINE: z
-    .string()
-    .default('1h')
-    .transform((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms === undefined)
-        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 30m, 1h or 2d' });
-      return ms ?? 0;
-    }),
+  REPLYFLOW_SEND_DEADLINE: duration('1h', 'must be a duration such as 30m, 1h or 2d'),
   /**
    * SMS sends in flight at once per process. A process killed after the service accepted some
    * and before it recorded their ids leaves them in doubt: the process that takes its outboxes
@@ -93,32 +97,13 @@ const envSchema = z.object({
   /** Conversations a process works on at once. */
   REPLYFLOW_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** How long a claimed conversation or outbox stays hidden from other processes; a dead process's claims are taken over after it (10s, 30s, 2m). */
-  REPLYFLOW_LEASE: z
-    .string()
-    .default('30s')
-    .transform((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms === undefined || ms < 1_000)
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be a duration of at least 1s, such as 30s or 2m',
-        });
-      return ms ?? 0;
-    }),
+  REPLYFLOW_LEASE: duration('30s', 'must be a duration of at least 1s, such as 30s or 2m', 1_000),
   /**
    * After taking an outbox over from a process that died mid-send, how long its head waits for
    * the service's status of a send that process may have made, before it is sent (0s: never
    * waits, and a send the dead process made is sent again).
    */
-  REPLYFLOW_IN_DOUBT_GRACE: z
-    .string()
-    .default('30s')
-    .transform((value, ctx) => {
-      const ms = parseDuration(value);
-      if (ms === undefined)
-        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 0s, 30s or 2m' });
-      return ms ?? 0;
-    }),
+  REPLYFLOW_IN_DOUBT_GRACE: duration('30s', 'must be a duration such as 0s, 30s or 2m'),
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** pino log level. */

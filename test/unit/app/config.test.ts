@@ -34,7 +34,7 @@ describe('loadConfig', () => {
     expect(config.botsDir).toMatch(/\/bots$/);
   });
 
-  it('sends 8 at once and gives a send in doubt 30 s by default; both can be set', async () => {
+  it('sends 32 at once and gives a send in doubt 30 s by default; both can be set', async () => {
     expect(await loadConfig(single)).toMatchObject({ sendConcurrency: 32, inDoubtGraceMs: 30_000 });
     expect(
       await loadConfig({
@@ -48,6 +48,21 @@ describe('loadConfig', () => {
     );
     expect(message).toContain('REPLYFLOW_IN_DOUBT_GRACE');
     expect(message).toContain('must be a duration such as 0s, 30s or 2m');
+  });
+
+  it('reads the lease and the send deadline as durations, and refuses a lease under 1 s', async () => {
+    expect(await loadConfig(single)).toMatchObject({ leaseMs: 30_000, sendDeadlineMs: 3_600_000 });
+    expect(
+      await loadConfig({ ...single, REPLYFLOW_LEASE: '2m', REPLYFLOW_SEND_DEADLINE: '2d' }),
+    ).toMatchObject({ leaseMs: 120_000, sendDeadlineMs: 172_800_000 });
+    const refusal = (env: Record<string, string>) =>
+      loadConfig({ ...single, ...env }).catch((e: Error) => e.message);
+    const short = await refusal({ REPLYFLOW_LEASE: '500ms' });
+    expect(short).toContain('REPLYFLOW_LEASE');
+    expect(short).toContain('must be a duration of at least 1s');
+    expect(await refusal({ REPLYFLOW_SEND_DEADLINE: 'later' })).toContain(
+      'must be a duration such as 30m, 1h or 2d',
+    );
   });
 
   it('has no location at all when nothing is set (dev then runs the emulator)', async () => {
