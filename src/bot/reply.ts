@@ -25,10 +25,13 @@ export function reply<
   TExpressionEvent extends EventObject,
   TEvent extends EventObject = TExpressionEvent,
 >(text: ReplyText<TContext, TExpressionEvent>) {
-  return emit<TContext, TExpressionEvent, undefined, TEvent, ReplyEmitted>(
+  const action = emit<TContext, TExpressionEvent, undefined, TEvent, ReplyEmitted>(
     ({ context, event }) => ({
       type: 'replyflow.reply',
       text: typeof text === 'function' ? text({ context, event }) : text,
     }),
   );
+  // The text lives in a closure that the bot's version (machineVersion) cannot read: keep it on
+  // the action too, so an edited reply changes the version.
+  return Object.assign(action, { text });
 }
