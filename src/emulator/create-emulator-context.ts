@@ -1,5 +1,6 @@
 import { createLogger } from '../observability/logger.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
+import { DeliveryFailures } from './delivery-failures.ts';
 import { DeliveryLog } from './delivery-log.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import { type EmulatorOptions, resolveEmulatorOptions, seededColumns } from './emulator-options.ts';
@@ -39,6 +40,7 @@ export function createEmulatorContext(
     columns: (venueId) => seededColumns(config, venueId),
   });
   const outcomes: EmulatorContext['outcomes'] = new Map();
+  const failures = new DeliveryFailures();
   const deliveryLog = new DeliveryLog();
   const requestLog = new RequestLog();
   const endpointFaults = new EndpointFaults(deps.random);
@@ -59,6 +61,7 @@ export function createEmulatorContext(
     messages,
     locations,
     outcomes,
+    failures,
     work,
     dispatcher,
     events,
@@ -72,6 +75,7 @@ export function createEmulatorContext(
     messages,
     locations,
     outcomes,
+    failures,
     work,
     lifecycle,
     dispatcher,
@@ -87,6 +91,7 @@ export function createEmulatorContext(
       messages.clear();
       locations.clear();
       outcomes.clear();
+      failures.clear();
       deliveryLog.clear();
       requestLog.clear();
       endpointFaults.clear();

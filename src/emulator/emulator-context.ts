@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
+import type { DeliveryFailures } from './delivery-failures.ts';
 import type { DeliveryLog } from './delivery-log.ts';
 import type { EmulatorConfig, RecipientOutcome } from './emulator-options.ts';
 import type { EndpointFaults } from './endpoint-faults.ts';
@@ -21,6 +22,8 @@ export interface EmulatorContext {
   messages: MessageStore;
   locations: LocationStore;
   outcomes: Map<string, RecipientOutcome>;
+  /** One-shot failures: the next SMS to a number ends errored with a given reason. */
+  failures: DeliveryFailures;
   work: PendingWork;
   lifecycle: SmsLifecycle;
   dispatcher: WebhookDispatcher;

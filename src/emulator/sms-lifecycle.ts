@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { SendSmsRequest } from '../provider/schemas/sms.ts';
 import type { Clock } from '../scheduler/clock.ts';
+import { type DeliveryFailures, failsBeforeSending } from './delivery-failures.ts';
 import type { EmulatorConfig, RecipientOutcome } from './emulator-options.ts';
 import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
@@ -17,6 +18,8 @@ export interface SmsLifecycleDeps {
   locations: LocationStore;
   /** What each recipient's handset does; a number not listed gets `delivered`. */
   outcomes: Map<string, RecipientOutcome>;
+  /** One-shot failures armed through the control API. */
+  failures: DeliveryFailures;
   work: PendingWork;
   dispatcher: WebhookDispatcher;
   events: EventStream;
@@ -31,6 +34,9 @@ export interface SmsLifecycleDeps {
  * none for a silent handset). Each change after pending sends an `sms.status` notification.
  */
 export class SmsLifecycle {
+  /** sms id → the reason it will fail with (an armed one-shot failure). */
+  readonly #doomed = new Map<string, string>();
+
   constructor(private readonly deps: SmsLifecycleDeps) {}
 
   /** Stores a validated request as a pending SMS and schedules its processing. */
@@ -49,6 +55,8 @@ export class SmsLifecycle {
       parts: new SegmentedMessage(request.body).segmentsCount,
       location,
     });
+    const doomed = this.deps.failures.take(sms.to);
+    if (doomed !== undefined) this.#doomed.set(sms.id, doomed);
     this.deps.events.publish('sms.created', sms);
     this.deps.logger.info(
       { location, sms: sms.id, to: maskPhone(sms.to), parts: sms.parts },
@@ -62,6 +70,12 @@ export class SmsLifecycle {
     const { messages, locations, config, work } = this.deps;
     const sms = messages.get(id);
     if (!sms) return;
+    const doomed = this.#doomed.get(id);
+    if (doomed !== undefined && failsBeforeSending.has(doomed)) {
+      this.#doomed.delete(id);
+      this.#change(id, { status: 'errored', statusReason: doomed, price: 0 });
+      return;
+    }
     if (this.#outcome(sms) === 'invalid') {
       this.#change(id, { status: 'errored', statusReason: 'invalid_phone_number', price: 0 });
       return;
@@ -80,6 +94,12 @@ export class SmsLifecycle {
   #report(id: string): void {
     const sms = this.deps.messages.get(id);
     if (!sms) return;
+    const doomed = this.#doomed.get(id);
+    if (doomed !== undefined) {
+      this.#doomed.delete(id);
+      this.#change(id, { status: 'errored', statusReason: doomed });
+      return;
+    }
     switch (this.#outcome(sms)) {
       case 'silent':
         return;

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { parseRequest } from '../api/parse-request.ts';
+import { deliveryFailureRequestSchema } from '../delivery-failures.ts';
 import type { EmulatorContext } from '../emulator-context.ts';
 import { endpointFaultRequestSchema } from '../endpoint-faults.ts';
 import { simulateReply, simulateReplyRequestSchema } from '../simulate-reply.ts';
@@ -35,6 +36,21 @@ export function scriptingRoutes(context: EmulatorContext): Router {
     const { outcome } = parseRequest(outcomeRequestSchema, req.body);
     context.outcomes.set(req.params.phone, outcome);
     res.json({ phone: req.params.phone, outcome });
+  });
+
+  router.post('/delivery-failures', (req, res) => {
+    const failure = parseRequest(deliveryFailureRequestSchema, req.body);
+    context.failures.add(failure);
+    res.status(201).json(failure);
+  });
+
+  router.get('/delivery-failures', (_req, res) => {
+    res.json(context.failures.list());
+  });
+
+  router.delete('/delivery-failures', (_req, res) => {
+    context.failures.clear();
+    res.status(204).send();
   });
 
   router.post('/webhook-faults', (req, res) => {
