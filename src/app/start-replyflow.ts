@@ -40,6 +40,8 @@ export interface StartOptions {
   /** Shared per-location send limiters; built from the store's Redis (or in memory) otherwise. */
   sendLimiters?: Map<string, SharedLimiter>;
   scheduler?: { intervalMs?: number };
+  /** Interface the web server binds; default all ('0.0.0.0'). The test harness uses loopback. */
+  host?: string;
   /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
   extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
 }
@@ -124,7 +126,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       createHttpApp({ store, clock, logger, secrets, extra, inboxHandOff: worker?.handOff }),
     );
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());
+      server!.once('error', reject).listen(config.port, options.host ?? '0.0.0.0', () => resolve());
     });
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     logger.info({ url, bots: [...registry.bots.keys()] }, 'replyflow is listening');

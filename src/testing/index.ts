@@ -5,3 +5,12 @@ export { runStep, type StepInput, type StepOutcome } from '../conversation/run-s
 export { type EmulatorOptions, type RunningEmulator, startEmulator } from '../emulator/index.ts';
 export { createManualClock, type ManualClock } from '../scheduler/create-manual-clock.ts';
 export { createMemoryStore } from '../store/memory/create-memory-store.ts';
+// the test harness: the real engine on the memory store, the emulator and a manual clock
+export type { ConversationResult } from './conversation-result.ts';
+export {
+  createTestHarness,
+  type TestHarness,
+  type TestHarnessOptions,
+} from './create-test-harness.ts';
+export { statePath } from './state-path.ts';
+export type { TestMessage, TestPhone } from './test-phone.ts';
