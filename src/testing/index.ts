@@ -12,5 +12,24 @@ export {
   type TestHarness,
   type TestHarnessOptions,
 } from './create-test-harness.ts';
+// transcripts: plain-text conversations, run by `replyflow test` and `runTranscript`
+export {
+  type ExpectedText,
+  parseTranscript,
+  type Transcript,
+  type TranscriptStep,
+  TranscriptSyntaxError,
+} from './parse-transcript.ts';
+export {
+  playTranscript,
+  type TranscriptFailure,
+  type TranscriptOutcome,
+} from './play-transcript.ts';
+export {
+  playTranscriptFile,
+  type RunTranscriptOptions,
+  runTranscript,
+  TranscriptFailedError,
+} from './run-transcript.ts';
 export { statePath } from './state-path.ts';
 export type { TestMessage, TestPhone } from './test-phone.ts';
