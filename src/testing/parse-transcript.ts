@@ -48,10 +48,14 @@ export function parseTranscript(source: string, file: string, defaultCountry = '
   const steps: TranscriptStep[] = [];
   let now: number | undefined;
   const lines = source.split(/\r?\n/);
-  lines.forEach((raw, index) => {
+  for (const [index, raw] of lines.entries()) {
     const line = index + 1;
-    const text = raw.trim();
-    const fail = (message: string) => problems.push(`${file}:${line}: ${message}`);
+    readLine(raw.trim(), line, (message) => problems.push(`${file}:${line}: ${message}`));
+  }
+  if (problems.length > 0) throw new TranscriptSyntaxError(problems);
+  return { file, now, steps };
+
+  function readLine(text: string, line: number, fail: (message: string) => void): void {
     if (text === '' || text.startsWith('#')) return;
     if (text.startsWith('|')) {
       const previous = steps.at(-1);
@@ -77,7 +81,10 @@ export function parseTranscript(source: string, file: string, defaultCountry = '
     }
     const [directive = '', ...rest] = text.split(/\s+/);
     const argument = text.slice(directive.length).trim();
-    const needs = (what: string) => argument === '' && (fail(`${directive} needs ${what}`), true);
+    const needs = (what: string) => {
+      if (argument === '') fail(`${directive} needs ${what}`);
+      return argument === '';
+    };
     switch (directive) {
       case '@phone': {
         if (needs('a phone number, such as +33 6 12 34 56 78')) return;
@@ -134,9 +141,7 @@ export function parseTranscript(source: string, file: string, defaultCountry = '
           `unknown directive ${directive}: use @phone, @now, @start, @advance, @fail-next-delivery or @state`,
         );
     }
-  });
-  if (problems.length > 0) throw new TranscriptSyntaxError(problems);
-  return { file, now, steps };
+  }
 }
 
 /** `/regex/flags` is a regular expression; anything else is the exact text. */
