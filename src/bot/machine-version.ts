@@ -113,13 +113,32 @@ function describe(value: unknown, seen = new Set<unknown>()): unknown {
       own[key] = describe((value as Record<string, unknown>)[key], seen);
     }
     if (typeof value === 'function') {
+      // `reply(text)` counts by its text: the function that emits it is replyflow's code,
+      // which an upgrade of replyflow must not turn into a new version of every bot.
+      if (own.type === 'xstate.emit' && 'text' in own) return { reply: own.text };
       // Built-ins (`assign`, `raise`, `emit`…) share one source text; their `type` and
       // arguments are in `own`. Anything else is the author's code.
       const builtIn = typeof own.type === 'string' && own.type.startsWith('xstate.');
-      return builtIn ? own : { source: value.toString(), ...own };
+      return builtIn ? own : { source: sourceOf(value as (...args: never) => unknown), ...own };
     }
     return own;
   } finally {
     seen.delete(value);
   }
+}
+
+/**
+ * A function's source text, made comparable across the loaders that compile bots: tsx prints
+ * code without spaces and with double quotes, vitest keeps the author's layout and reaches
+ * imports through `__vi_import_N__`. So spaces go, quotes become one kind, and those import
+ * prefixes are dropped. What remains differs between loaders only in rarer rewrites (comments,
+ * folded constants, `void 0`): compute versions with the loader that serves the bots.
+ */
+function sourceOf(fn: (...args: never) => unknown): string {
+  return fn
+    .toString()
+    .replace(/\s+/g, '')
+    .replace(/'/g, '"')
+    .replace(/\(0,__vi(?:te_ssr)?_import_\d+__\.([\w$]+)\)/g, '$1')
+    .replace(/__vi(?:te_ssr)?_import_\d+__\./g, '');
 }

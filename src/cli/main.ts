@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<Register>> = {
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
   test: async () => (await import('./test-command.ts')).registerTestCommand,
+  bots: async () => (await import('./bots-check-command.ts')).registerBotsCheckCommand,
 };
 
 const program = new Command('replyflow')

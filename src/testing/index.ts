@@ -2,6 +2,7 @@
 
 export { createBotRegistry } from '../bot/bot-registry.ts';
 export { runStep, type StepInput, type StepOutcome } from '../conversation/run-step.ts';
+export { statePath } from '../conversation/state-path.ts';
 export { type EmulatorOptions, type RunningEmulator, startEmulator } from '../emulator/index.ts';
 export { createManualClock, type ManualClock } from '../scheduler/create-manual-clock.ts';
 export { createMemoryStore } from '../store/memory/create-memory-store.ts';
@@ -31,5 +32,4 @@ export {
   runTranscript,
   TranscriptFailedError,
 } from './run-transcript.ts';
-export { statePath } from './state-path.ts';
 export type { TestMessage, TestPhone } from './test-phone.ts';

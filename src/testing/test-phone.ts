@@ -1,7 +1,7 @@
+import { statePath } from '../conversation/state-path.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import type { Store } from '../store/store.ts';
 import { type ConversationResult, conversationResult } from './conversation-result.ts';
-import { statePath } from './state-path.ts';
 
 /** An SMS a bot sent to the phone, as the emulated service holds it. */
 export interface TestMessage {

@@ -85,4 +85,23 @@ describe('a bot version', () => {
     expect(v1).toBe(`1+${base}`);
     expect(v2).toBe(`2+${base}`);
   });
+
+  it('ignores the layout and quote style of inline functions (loaders print code differently)', () => {
+    const version = (guardSource: string) =>
+      defineBot({
+        id: 'layout',
+        machine: setup({ types: { events: {} as BotEvent } }).createMachine({
+          initial: 'a',
+          states: {
+            a: {
+              on: { 'sms.reply': { guard: new Function(`return ${guardSource}`)(), target: 'b' } },
+            },
+            b: {},
+          },
+        }),
+      }).version;
+    const spaced = version("({ event }) => event.body === 'yes'");
+    expect(version('({event})=>event.body==="yes"')).toBe(spaced);
+    expect(version("({ event }) => event.body === 'no'")).not.toBe(spaced);
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { statePath } from '../../../src/conversation/state-path.ts';
 import { parseTranscript, TranscriptSyntaxError } from '../../../src/testing/parse-transcript.ts';
-import { statePath } from '../../../src/testing/state-path.ts';
 
 function problemsOf(source: string): string[] {
   try {
