@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { botsDirFromEnv } from '../app/bots-dir-from-env.ts';
+import type { Bot } from '../bot/define-bot.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { ReplyflowError } from '../errors.ts';
 import { playTranscriptFile } from '../testing/run-transcript.ts';
@@ -25,9 +26,10 @@ export function registerTestCommand(program: Command): void {
 }
 
 async function runTests(given: string[], botsDir: string): Promise<number> {
+  let bots: Bot[];
   try {
-    // Load once up front: a bot that does not load is one clear error, not one per file.
-    await loadBots(botsDir);
+    // Load once: a bot that does not load is one clear error, not one per file.
+    bots = [...(await loadBots(botsDir)).bots.values()];
   } catch (error) {
     if (!(error instanceof ReplyflowError)) throw error;
     process.stderr.write(`replyflow test: ${error.message}\n`);
@@ -51,7 +53,7 @@ async function runTests(given: string[], botsDir: string): Promise<number> {
   }
   let failed = 0;
   for (const file of [...new Set(files)]) {
-    const outcome = await playTranscriptFile(file, { bots: botsDir });
+    const outcome = await playTranscriptFile(file, { bots });
     if (outcome.passed) process.stdout.write(`✓ ${outcome.file} (${outcome.steps} steps)\n`);
     else {
       failed++;

@@ -1,6 +1,9 @@
 import type { ManualClock } from '../scheduler/create-manual-clock.ts';
 import type { Store } from '../store/store.ts';
 
+/** Timer firings one advance may make before it is taken for a loop. */
+const maxStops = 1_000;
+
 export interface AdvanceInput {
   store: Store;
   clock: ManualClock;
@@ -19,9 +22,14 @@ export interface AdvanceInput {
  */
 export async function advanceThroughTimers(input: AdvanceInput): Promise<void> {
   const { store, clock, until } = input;
-  for (;;) {
+  for (let stops = 0; ; stops++) {
     const next = await nextDue(store);
     if (next === null || next > until) break;
+    if (stops >= maxStops) {
+      throw new Error(
+        `advancing the clock fired ${maxStops} timers and more keep coming due: does a bot set a timer again each time one fires (after: { 0: … })?`,
+      );
+    }
     if (next > clock.now()) clock.set(next);
     await input.fireDueTimers();
     await input.waitUntilIdle();
