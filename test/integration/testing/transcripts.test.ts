@@ -88,4 +88,15 @@ describe('transcripts', () => {
     await expect(failing).rejects.toBeInstanceOf(TranscriptFailedError);
     await expect(failing).rejects.toThrow(/wrong-state\.transcript:5: expected the state ended/);
   });
+
+  it('takes the bots from REPLYFLOW_BOTS_DIR when none are given', async () => {
+    const before = process.env.REPLYFLOW_BOTS_DIR;
+    process.env.REPLYFLOW_BOTS_DIR = bots;
+    try {
+      await runTranscript(`${dir}/pass/join.transcript`);
+    } finally {
+      if (before === undefined) delete process.env.REPLYFLOW_BOTS_DIR;
+      else process.env.REPLYFLOW_BOTS_DIR = before;
+    }
+  });
 });
