@@ -1,5 +1,5 @@
 import { assign, setup } from 'xstate';
-import { type BotEvent, defineBot, endConversation, reply } from '../src/index.ts';
+import { type BotEvent, defineBot, endConversation, reply } from 'replyflow';
 
 interface Input {
   input: { patient?: string; at?: string };
