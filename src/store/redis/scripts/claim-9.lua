@@ -5,7 +5,7 @@
   push it to now + lease), so a lock still present then is taken over: the old token stops
   holding it. Conversations found with an empty list are dropped from the ready set. Then
   reads, for the claimer, the first view of the conversation, as read-inbox-3.lua (inbox) or
-  read-outbox-2.lua (outbox) would.
+  read-outbox-5.lua (outbox) would.
 
   Outbox locks have no TTL: they stay until released, so a claim that finds one was left by a
   holder that died (or stalled past its lease) mid-claim, and says so (`taken over`). Its
@@ -45,7 +45,7 @@ local lease = tonumber(ARGV[2])
 local max = tonumber(ARGV[5] or '1') or 1
 local outbox = ARGV[4] == 'outbox'
 
--- The claim's first view, as read-inbox-3.lua / read-outbox-2.lua read it, onto `reply`.
+-- The claim's first view, as read-inbox-3.lua / read-outbox-5.lua read it, onto `reply`.
 local function view(reply, claimed, takenOver)
   reply[#reply + 1] = claimed
   if outbox then

@@ -6,7 +6,7 @@
   mailbox empty, releases the claim as release-3.lua would (deletes the lock, drops the
   conversation from the ready set): the drain is over, and that saves the worker a call.
   Otherwise extends the lease. When the step queues messages onto an outbox that was empty
-  and unclaimed and an outbox token is given, claims that outbox as claim-7.lua would (lock,
+  and unclaimed and an outbox token is given, claims that outbox as claim-9.lua would (lock,
   ready time now + lease), without announcing it, and answers with its first view: the
   process's own sender takes it from there without a claim of its own.
 
@@ -86,7 +86,7 @@ if outbound > 0 then
   redis.call('RPUSH', KEYS[6], unpack(ARGV, 14, 13 + outbound))
   if ARGV[11] ~= '' and wasEmpty and redis.call('EXISTS', KEYS[12]) == 0 then
     local outboxLease = tonumber(ARGV[12])
-    -- No TTL: an outbox lock stays until released (see claim-7.lua).
+    -- No TTL: an outbox lock stays until released (see claim-9.lua).
     redis.call('HSET', KEYS[12], 'token', ARGV[11], 'lease', outboxLease)
     redis.call('ZADD', KEYS[7], tonumber(ARGV[6]) + outboxLease, ARGV[8])
     handed = outboxHead(KEYS[6], KEYS[14], KEYS[15], KEYS[8], tonumber(ARGV[6]), handedDropped,

@@ -6,7 +6,7 @@
   record's runId, and pops the message when it is the head (then drops its body from the
   conversation's unrecorded sends when it points at this sms). These happen even when the token
   lost the lock, because the send did happen; only the lease extension needs the lock. Then
-  reads the outbox's next view, as read-outbox-2.lua would. When the outbox is empty after the
+  reads the outbox's next view, as read-outbox-5.lua would. When the outbox is empty after the
   pop and the token holds the lock, releases the claim as release-3.lua would (deletes the
   lock, drops the conversation from the outbox ready set) instead of extending the lease.
 
