@@ -9,6 +9,7 @@ import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
 import { scanContract } from './contract/scan-contract.ts';
+import { suppressionContract } from './contract/suppression-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
 export interface StoreUnderTest {
@@ -48,5 +49,6 @@ export function describeStoreContract(
     inspectionContract(store);
     timerContract(store);
     scanContract(store);
+    suppressionContract(store);
   });
 }
