@@ -57,7 +57,8 @@ describe('one-shot delivery failures and pending work (control API)', () => {
   });
 
   it('counts pending work until the lifecycle of every message is over', async () => {
-    emulator = await startTestEmulator();
+    // 200 ms to sent (scaled), so the count is read while the message is still pending.
+    emulator = await startTestEmulator({ lifecycle: { sentAfterMs: 20_000, reportAfterMs: 100 } });
     expect((await emulator.control('GET', '/pending-work')).body).toEqual({ count: 0 });
     const sms = await emulator.send({ to: mobile(4), body: 'Hi' });
     expect((await emulator.control('GET', '/pending-work')).body.count).toBeGreaterThan(0);

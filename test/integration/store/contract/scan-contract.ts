@@ -32,14 +32,17 @@ async function scanAll(store: Store, count: number) {
     for (const record of page.records) seen.set(`${record.location}:${record.phone}`, record);
     cursor = page.cursor;
     pages++;
-  } while (cursor !== '0' && pages < 1000);
+  } while (cursor !== '0' && pages < 1_000_000);
   return { records: [...seen.values()], pages };
 }
 
 export function scanContract(store: () => Store): void {
   describe('scanConversations', () => {
-    it('answers an empty store with no record and the end cursor', async () => {
-      expect(await store().scanConversations('0', 10)).toEqual({ cursor: '0', records: [] });
+    it('finds no record in an empty store, and ends with the cursor 0', async () => {
+      // On Redis a page may be empty before the end: SCAN walks keys other prefixes hold too.
+      const { records, pages } = await scanAll(store(), 1000);
+      expect(records).toEqual([]);
+      expect(pages).toBeLessThan(1_000_000);
     });
 
     it('reads every conversation record of every partition, whatever its status, page by page', async () => {
@@ -54,7 +57,7 @@ export function scanContract(store: () => Store): void {
           ),
         );
       }
-      const { records } = await scanAll(store(), 2);
+      const { records } = await scanAll(store(), 3);
       const byPhone = (a: ConversationRecord, b: ConversationRecord) =>
         a.phone.localeCompare(b.phone);
       expect(records.sort(byPhone)).toEqual(written.sort(byPhone));
