@@ -67,7 +67,7 @@ export function scanContract(store: () => Store): void {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       const record = await commitRecord(store(), phone, {});
       await store().ingest('n-late', [{ event: startEvent('e-late', phone) }], t0);
-      await scanAll(store(), 1);
+      await scanAll(store(), 3);
       expect(await store().getConversation(keyOf(phone))).toEqual(record);
       expect((await store().pendingEvents(keyOf(phone))).map((event) => event.id)).toEqual([
         'e-late',
