@@ -20,7 +20,7 @@ describe('replyflow test', () => {
     const run = await replyflow(['test', `${dir}/pass`, '--bots', 'test/fixtures/kit-bots']);
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain(`✓ ${dir}/pass/appointment-yes.transcript (9 steps)`);
-    expect(run.stdout).toContain('4 passed, 0 failed');
+    expect(run.stdout).toContain('5 passed, 0 failed');
     expect(run.code).toBe(0);
   });
 

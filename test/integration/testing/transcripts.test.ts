@@ -16,12 +16,15 @@ async function failureOf(name: string) {
 }
 
 describe('transcripts', () => {
-  it.each(['appointment-yes', 'appointment-timers', 'appointment-failed-delivery', 'join'])(
-    '%s passes',
-    async (name) => {
-      await runTranscript(`${dir}/pass/${name}.transcript`, { bots });
-    },
-  );
+  it.each([
+    'appointment-yes',
+    'appointment-timers',
+    'appointment-failed-delivery',
+    'join',
+    'appointment-stop',
+  ])('%s passes', async (name) => {
+    await runTranscript(`${dir}/pass/${name}.transcript`, { bots });
+  });
 
   it('fails on a wrong text with the file, the line, the expected and the actual text', async () => {
     const failure = await failureOf('wrong-text.transcript');
