@@ -31,6 +31,13 @@ class Failed extends Error {
  * Plays a parsed transcript on a harness (whose clock is already at `@now`). After each step
  * the engine is idle; each `<` line takes the next SMS the bot sent to the current phone, and
  * every SMS must be taken before the next `>` or `@` line, or the end of the file.
+ *
+ * @example
+ * const transcript = parseTranscript(await readFile(path, 'utf8'), path);
+ * const harness = await createTestHarness({ bots: [appointment], now: transcript.now });
+ * const outcome = await playTranscript(harness, transcript);
+ * if (!outcome.passed) console.error(outcome.failure.message); // file:line: expected …, got …
+ * await harness.close();
  */
 export async function playTranscript(
   harness: TestHarness,

@@ -25,6 +25,10 @@ export class TranscriptFailedError extends Error {
 /**
  * Runs one transcript file on a fresh harness and resolves to its outcome (it does not throw
  * when the transcript fails; `runTranscript` does).
+ *
+ * @example
+ * const outcome = await playTranscriptFile('transcripts/join.transcript', { bots: './bots' });
+ * console.log(outcome.passed ? 'ok' : outcome.failure.message);
  */
 export async function playTranscriptFile(
   path: string,
