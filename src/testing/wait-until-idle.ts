@@ -66,21 +66,16 @@ async function busyWith(probe: IdleProbe): Promise<string[]> {
 }
 
 async function signature(probe: IdleProbe): Promise<string> {
-  const parts: unknown[] = [];
+  // One call for every message of the location: the emulator's side of the progress.
+  const messages = (await getJson(
+    `${probe.emulatorUrl}/_emulator/messages?location=${probe.location}`,
+  )) as { id: string; status: string }[];
+  const parts: unknown[] = [messages.map((m) => `${m.id}:${m.status}`)];
   for (const phone of probe.phones()) {
     const key = { location: probe.location, phone };
-    const messages = (await getJson(`${probe.emulatorUrl}/_emulator/messages?to=${phone}`)) as {
-      id: string;
-      status: string;
-    }[];
     const record = await probe.store.getConversation(key);
     const applied = await probe.store.listApplied(key);
-    parts.push(
-      messages.map((m) => `${m.id}:${m.status}`),
-      record?.seq ?? 0,
-      applied.length,
-      applied.at(-1),
-    );
+    parts.push(record?.seq ?? 0, applied.length, applied.at(-1));
   }
   return JSON.stringify(parts);
 }
