@@ -1,10 +1,10 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { relative } from 'node:path';
 import type { Command } from 'commander';
 import { botsDirFromEnv } from '../app/bots-dir-from-env.ts';
 import type { Bot } from '../bot/define-bot.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { ReplyflowError } from '../errors.ts';
+import { findTranscripts } from '../testing/find-transcripts.ts';
 import { playTranscriptFile } from '../testing/run-transcript.ts';
 
 /**
@@ -35,15 +35,13 @@ async function runTests(given: string[], botsDir: string): Promise<number> {
     process.stderr.write(`replyflow test: ${error.message}\n`);
     return 1;
   }
-  const roots = given.length > 0 ? given : ['transcripts', botsDir];
-  const files: string[] = [];
-  for (const root of roots) {
-    const found = await transcriptsIn(resolve(root), given.length > 0);
-    if (typeof found === 'string') {
-      process.stderr.write(`replyflow test: ${found}\n`);
-      return 1;
-    }
-    files.push(...found);
+  const roots = given.length > 0 ? given : ['transcripts', relative(process.cwd(), botsDir) || '.'];
+  let files: string[];
+  try {
+    files = await findTranscripts(roots, { required: given.length > 0 });
+  } catch (error) {
+    process.stderr.write(`replyflow test: ${(error as Error).message}\n`);
+    return 1;
   }
   if (files.length === 0) {
     process.stderr.write(
@@ -52,7 +50,7 @@ async function runTests(given: string[], botsDir: string): Promise<number> {
     return 1;
   }
   let failed = 0;
-  for (const file of [...new Set(files)]) {
+  for (const file of files) {
     const outcome = await playTranscriptFile(file, { bots });
     if (outcome.passed) process.stdout.write(`✓ ${outcome.file} (${outcome.steps} steps)\n`);
     else {
@@ -63,19 +61,4 @@ async function runTests(given: string[], botsDir: string): Promise<number> {
   const passed = files.length - failed;
   process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
   return failed === 0 ? 0 : 1;
-}
-
-/** The transcripts of a file or folder (recursively); an error text for a missing path asked for. */
-async function transcriptsIn(path: string, required: boolean): Promise<string[] | string> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info) return required ? `${path} does not exist` : [];
-  if (info.isFile()) return [path];
-  const found: string[] = [];
-  for (const entry of await readdir(path, { withFileTypes: true })) {
-    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) found.push(...((await transcriptsIn(child, false)) as string[]));
-    else if (entry.name.endsWith('.transcript')) found.push(child);
-  }
-  return found.sort();
 }

@@ -14,6 +14,7 @@ export {
   type TestHarnessOptions,
 } from './create-test-harness.ts';
 // transcripts: plain-text conversations, run by `replyflow test` and `runTranscript`
+export { findTranscripts } from './find-transcripts.ts';
 export {
   type ExpectedText,
   parseTranscript,

@@ -1,4 +1,5 @@
 import {
+  findTranscripts,
   playTranscriptFile,
   runTranscript,
   TranscriptFailedError,
@@ -101,5 +102,20 @@ describe('transcripts', () => {
       if (before === undefined) delete process.env.REPLYFLOW_BOTS_DIR;
       else process.env.REPLYFLOW_BOTS_DIR = before;
     }
+  });
+
+  it('finds the transcripts of folders and files, sorted, once each', async () => {
+    expect(
+      await findTranscripts([`${dir}/pass`, `${dir}/pass/join.transcript`, 'no-such-folder']),
+    ).toEqual([
+      `${dir}/pass/appointment-failed-delivery.transcript`,
+      `${dir}/pass/appointment-stop.transcript`,
+      `${dir}/pass/appointment-timers.transcript`,
+      `${dir}/pass/appointment-yes.transcript`,
+      `${dir}/pass/join.transcript`,
+    ]);
+    await expect(findTranscripts(['no-such-folder'], { required: true })).rejects.toThrow(
+      'no-such-folder does not exist: name a transcript file or a folder',
+    );
   });
 });
