@@ -8,11 +8,7 @@ export { createManualClock, type ManualClock } from '../scheduler/create-manual-
 export { createMemoryStore } from '../store/memory/create-memory-store.ts';
 // the test harness: the real engine on the memory store, the emulator and a manual clock
 export type { ConversationResult } from './conversation-result.ts';
-export {
-  createTestHarness,
-  type TestHarness,
-  type TestHarnessOptions,
-} from './create-test-harness.ts';
+export { createTestHarness } from './create-test-harness.ts';
 // transcripts: plain-text conversations, run by `replyflow test` and `runTranscript`
 export { findTranscripts } from './find-transcripts.ts';
 export {
@@ -33,4 +29,5 @@ export {
   runTranscript,
   TranscriptFailedError,
 } from './run-transcript.ts';
+export type { TestHarness, TestHarnessOptions } from './test-harness.ts';
 export type { TestMessage, TestPhone } from './test-phone.ts';

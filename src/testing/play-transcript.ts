@@ -1,10 +1,10 @@
-import type { TestHarness } from './create-test-harness.ts';
 import {
   defaultTranscriptPhone,
   type ExpectedText,
   type Transcript,
   type TranscriptStep,
 } from './parse-transcript.ts';
+import type { TestHarness } from './test-harness.ts';
 
 /** Why a transcript failed: the line, and what was expected and what came. */
 export interface TranscriptFailure {
