@@ -3,7 +3,8 @@ import { join, relative, resolve } from 'node:path';
 
 /**
  * The `*.transcript` files under each root (a file, or a folder searched recursively, skipping
- * `node_modules` and dot-folders), sorted, as paths relative to the working directory. A root
+ * `node_modules` and dot-folders), in the order of the roots and sorted within a folder, each
+ * once, as paths relative to the working directory. A root
  * that does not exist is an error when `required` (files named on a command line), and is
  * skipped otherwise (default folders).
  *
@@ -21,11 +22,12 @@ export async function findTranscripts(
 ): Promise<string[]> {
   const found = new Set<string>();
   for (const root of roots) {
-    for (const file of await within(resolve(root), root, options.required ?? false)) {
+    const files = await within(resolve(root), root, options.required ?? false);
+    for (const file of files.sort()) {
       found.add(relative(process.cwd(), file) || file);
     }
   }
-  return [...found].sort();
+  return [...found];
 }
 
 async function within(path: string, shown: string, required: boolean): Promise<string[]> {
