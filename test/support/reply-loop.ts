@@ -71,6 +71,8 @@ export interface ReplyLoopOptions {
   /** Redis URL for the redis store; the shared test Redis by default. */
   redisUrl?: string;
   roles?: StartOptions['roles'];
+  /** The location's `defaultCountry` (for replies whose `from` is in national form). None by default. */
+  defaultCountry?: string;
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -108,6 +110,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
         apiKeySecret: 's',
         webhookSecret,
         rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
+        ...(options.defaultCountry && { defaultCountry: options.defaultCountry }),
       },
     ],
     botsDir: 'unused',
