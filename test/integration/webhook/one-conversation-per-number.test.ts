@@ -47,13 +47,11 @@ describe('one conversation per number (default country FR)', () => {
       '#3: reply 2',
     ]);
     const conversation = await loop.store.getConversation({ location, phone });
-    expect(conversation?.runId).toBe(started?.runId);
+    expect(started).not.toBeNull();
+    expect(conversation?.runId).toBe(started!.runId);
     expect(conversation?.status).toBe('active');
-    expect((conversation?.snapshot as { context: { seen: string[] } }).context.seen).toEqual([
-      'reply 0',
-      'reply 1',
-      'reply 2',
-    ]);
+    const snapshot = conversation!.snapshot as { context: { seen: string[] } };
+    expect(snapshot.context.seen).toEqual(['reply 0', 'reply 1', 'reply 2']);
     // The store keys conversations by digits: the digit-only forms are the ones that could have split.
     for (const form of ['0033612345678', '0612345678']) {
       expect(await loop.store.getConversation({ location, phone: form })).toBeNull();
