@@ -14,6 +14,8 @@ import {
   startEmulator,
 } from '../../src/emulator/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createMessagingClients } from '../../src/provider/create-messaging-clients.ts';
+import type { ProviderTimeouts } from '../../src/provider/provider-transport.ts';
 import { type Clock, systemClock } from '../../src/scheduler/clock.ts';
 import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
 import { createRedisStore } from '../../src/store/redis/create-redis-store.ts';
@@ -73,6 +75,8 @@ export interface ReplyLoopOptions {
   roles?: StartOptions['roles'];
   /** The location's `defaultCountry` (for replies whose `from` is in national form). None by default. */
   defaultCountry?: string;
+  /** The messaging client's time-outs (a hung service's test); the client's defaults otherwise. */
+  providerTimeouts?: Partial<ProviderTimeouts>;
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -125,6 +129,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     port: 0,
     logLevel: 'silent',
   };
+  const ownClients =
+    options.providerTimeouts &&
+    createMessagingClients(config, { timeouts: options.providerTimeouts });
   const app = await startReplyflow({
     config,
     logger: options.logStream
@@ -134,6 +141,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     registry: options.registry,
     roles: options.roles,
     clock: options.clock,
+    ...(ownClients && { clients: ownClients }),
     worker: { concurrency: 4 },
     sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
   });
@@ -234,6 +242,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     async close() {
       await Promise.all(instances.map((instance) => instance.close()));
       await app.close();
+      await Promise.all([...(ownClients?.values() ?? [])].map((client) => client.close()));
       await emulator.close();
       await store.close();
       redis?.disconnect();
