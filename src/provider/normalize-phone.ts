@@ -84,10 +84,14 @@ function parseMobile(input: string, options: NormalizePhoneOptions): string {
 }
 
 function parseReply(input: string, options: NormalizePhoneOptions): string {
+  // The service writes `from` in its own form, international digits: that reading alone first.
+  const compact = input.trim().replace(telPrefix, '').replace(separators, '');
+  if (/^[1-9]\d{5,14}$/.test(compact)) {
+    const number = parsePhoneNumberFromString(`+${compact}`);
+    if (number?.isValid()) return number.number.slice(1);
+  }
   const all = readings(input, options.defaultCountry);
-  const valid = all.filter((number) => number.isValid());
-  const number =
-    valid.find((n) => n.getType() === 'MOBILE') ?? valid[0] ?? all.find((n) => n.isPossible());
+  const number = all.find((n) => n.isValid()) ?? all.find((n) => n.isPossible());
   if (!number) {
     throw new ValidationError(
       errorCodes.INVALID_PHONE_NUMBER,
