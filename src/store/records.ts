@@ -98,6 +98,12 @@ export interface ConversationRecord extends ConversationKey {
   endedReason?: string;
   /** The run's live timers: timer id → due time. A timer event not found here is dropped. */
   timers?: Record<string, number>;
+  /**
+   * The phone opted out (and has not opted in since): no conversation starts for it. Written
+   * with the store's suppression, in the same commit (`StepCommit.suppression`), which is what
+   * the sender checks.
+   */
+  suppressed?: boolean;
 }
 
 /** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */

@@ -120,6 +120,17 @@ export class MemoryState {
     while (dropped.length < storeLimits.dropsPerView) {
       const message = this.head<OutboundMessage>('outbox', key);
       if (!message || message.compliance === 'opt-out' || message.contact) break;
+      const held = (m: OutboundMessage) => m.holdUntil !== undefined && m.holdUntil > now;
+      if (!this.suppressed.has(id) && held(message)) {
+        // Quiet hours: the held head moves behind the first message that is not held.
+        const items = this.queues.outbox
+          .items(id)
+          .map((json) => JSON.parse(json) as OutboundMessage);
+        const free = items.findIndex((m) => !held(m));
+        if (free < 0) break;
+        this.queues.outbox.rotate(id, free);
+        continue;
+      }
       const reason = this.suppressed.has(id)
         ? 'suppressed'
         : message.loopGuard &&
