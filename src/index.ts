@@ -23,7 +23,6 @@ export { reply } from './bot/reply.ts';
 export { failedWith, wasDelivered } from './bot/status-guards.ts';
 // Compliance (docs/compliance.md)
 export { type ComplianceConfig, complianceConfigSchema } from './compliance/compliance-config.ts';
-export { createCompliancePolicies } from './compliance/create-compliance-policies.ts';
 export {
   type ComplianceKind,
   type ComplianceMatch,

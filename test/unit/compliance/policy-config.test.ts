@@ -1,6 +1,5 @@
 import { SegmentedMessage } from 'sms-segments-calculator';
 import { describe, expect, it } from 'vitest';
-import { createCompliancePolicies } from '../../../src/compliance/create-compliance-policies.ts';
 import { createCompliancePolicy } from '../../../src/compliance/create-compliance-policy.ts';
 import { ConfigError } from '../../../src/errors.ts';
 
@@ -193,25 +192,5 @@ describe('CompliancePolicy.text', () => {
         });
       }
     }
-  });
-});
-
-describe('createCompliancePolicies', () => {
-  it('makes one policy per location, the defaults where there is no section', () => {
-    const policies = createCompliancePolicies([
-      { name: 'paris' },
-      { name: 'montreal', compliance: { language: 'en', group: 7 } },
-    ]);
-    expect(policies.get('paris')?.language).toBe('fr');
-    expect(policies.get('montreal')).toMatchObject({ language: 'en', group: 7 });
-    expect(policies.get('montreal')?.match('Arrêt')).toMatchObject({ language: 'fr' });
-  });
-
-  it('names the location whose section is bad', () => {
-    expect(() =>
-      createCompliancePolicies([{ name: 'lyon', compliance: { keywords: { remove: ['HELP'] } } }]),
-    ).toThrowError(
-      /^location 'lyon': invalid compliance configuration:\n {2}- compliance\.keywords\.remove\.0 'HELP' cannot be removed/,
-    );
   });
 });
