@@ -18,6 +18,7 @@ const commands: Record<string, () => Promise<Register>> = {
   contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+  bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
 };
 
 const program = new Command('replyflow')
