@@ -25,7 +25,10 @@ export function lintBotTexts(bots: Iterable<Bot>): BotTextLint[] {
   const rows: BotTextLint[] = [];
   for (const bot of bots) {
     const seen = new Set<string>();
-    for (const { where, text } of collectReplyTexts(bot.machine)) {
+    for (const site of collectReplyTexts(bot.machine)) {
+      const { text } = site;
+      // A machine without an `id` is `(machine)` to XState: show the bot's id instead.
+      const where = site.where.replace(/^\(machine\)/, bot.id);
       const key = `${where}\u0000${text}`;
       if (seen.has(key)) continue;
       seen.add(key);

@@ -76,7 +76,7 @@ function ucs2Warning(character: string): string {
     replacement !== undefined && new SegmentedMessage(replacement).encodingName === 'GSM-7';
   const shown = character.trim() === '' ? code : `'${character}' (${code})`;
   const advice = !usable
-    ? 'no GSM-7 equivalent, remove it to halve the cost'
+    ? 'no GSM-7 equivalent, remove it to send in GSM-7'
     : replacement === ''
       ? 'remove it'
       : `write ${replacement === ' ' ? 'a plain space' : replacement} instead`;

@@ -35,7 +35,7 @@ export function registerBotsLintCommand(program: Command): void {
         process.stdout.write(`${formatLintTable(rows)}\n\n`);
         const computed = rows.filter((row) => row.text === null).length;
         process.stdout.write(
-          `${rows.length - computed} static texts, ${computed} computed (linted when sent), ${warned} with warnings\n`,
+          `${count(rows.length - computed, 'static text')}, ${computed} computed (linted when sent), ${warned} with warnings\n`,
         );
         if (options.strict && warned > 0) process.exitCode = 1;
       } catch (error) {
@@ -44,4 +44,8 @@ export function registerBotsLintCommand(program: Command): void {
         process.exitCode = 1;
       }
     });
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -51,6 +51,7 @@ for (const [kind, phrases] of lists) {
  *    not` is no), or one word with one typo (see `typoTargets`).
  * 4. What follows may be anything, except an answer of the other kind, a hesitation
  *    (`je sais pas`, `maybe`), or, after a yes, a hedge (`mais`, `but`, `pas`, `not`).
+ * 5. An answer word alone with a question mark (`Oui ?`) is a question, not an answer.
  */
 export function readYesNo(text: string): 'yes' | 'no' | undefined {
   const emoji = new Set<'yes' | 'no'>();
@@ -63,7 +64,7 @@ export function readYesNo(text: string): 'yes' | 'no' | undefined {
     .filter(Boolean);
   const words = raw.map((word) => (notTypos.has(word) ? `#${word}` : squeezeRepeats(word)));
   let at = 0;
-  for (let found = lookup(words, at); found && onlyKind(found, 'lead'); found = lookup(words, at)) {
+  for (let found = lookup(words, at); found && isLead(found); found = lookup(words, at)) {
     at += found.words;
   }
   if (at === words.length) return [...emoji][0];
@@ -72,6 +73,8 @@ export function readYesNo(text: string): 'yes' | 'no' | undefined {
     first && (first.kinds.has('yes') ? 'yes' : first.kinds.has('no') ? 'no' : undefined);
   if (!first || !answer || first.kinds.has('unsure')) return undefined;
   if (emoji.size > 0 && !emoji.has(answer)) return undefined;
+  // `Oui ?` alone asks what the message is about rather than answering it.
+  if (at + first.words === words.length && /\?\s*$/.test(text)) return undefined;
   for (at += first.words; at < words.length; ) {
     const found = lookup(words, at);
     if (!found) {
@@ -96,8 +99,10 @@ function lookup(words: readonly string[], at: number): Found | undefined {
   return undefined;
 }
 
-function onlyKind(found: Found, kind: Kind): boolean {
-  return found.kinds.size === 1 && found.kinds.has(kind);
+/** A greeting or hesitation, and not an answer (`mais` leads `mais oui`). */
+function isLead(found: Found): boolean {
+  const { kinds } = found;
+  return kinds.has('lead') && !kinds.has('yes') && !kinds.has('no') && !kinds.has('unsure');
 }
 
 /** One word read through one typo, when it reads as answers of one kind only. */
