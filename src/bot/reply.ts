@@ -34,5 +34,7 @@ export function reply<
     }),
   );
   // The static text stays readable on the action, so the linter can check it when bots load.
-  return Object.assign(action, { replyText: typeof text === 'string' ? text : null });
+  // Set, not Object.assign: a widened return type would stop `setup({ actions })` inferring events.
+  (action as { replyText?: string | null }).replyText = typeof text === 'string' ? text : null;
+  return action;
 }
