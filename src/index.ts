@@ -21,6 +21,7 @@ export { matchNumber, type NumberRange } from './bot/intents/match-number.ts';
 export { matchNo, matchYes } from './bot/intents/match-yes-no.ts';
 export {
   type IntentGuard,
+  type SaidDateOptions,
   saidChoice,
   saidDate,
   saidNo,

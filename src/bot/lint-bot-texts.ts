@@ -43,7 +43,12 @@ export function lintBotTexts(bots: Iterable<Bot>): BotTextLint[] {
   return rows;
 }
 
-/** How many linted texts have at least one warning. */
+/**
+ * How many linted texts have at least one warning (what `--strict` fails on).
+ *
+ * @example
+ * if (countLintWarnings(lintBotTexts(registry.bots.values())) > 0) process.exitCode = 1;
+ */
 export function countLintWarnings(rows: readonly BotTextLint[]): number {
   return rows.filter((row) => (row.lint?.warnings.length ?? 0) > 0).length;
 }

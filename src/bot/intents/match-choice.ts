@@ -30,8 +30,9 @@ const filler = new Set(
  * matchChoice('4', choices); // undefined
  */
 export function matchChoice(text: string, choices: readonly string[]): number | undefined {
+  if (typeof text !== 'string' || !Array.isArray(choices)) return undefined;
   const message = foldText(text).replace(/'/g, ' ');
-  const folded = choices.map((choice) => foldText(choice).replace(/'/g, ' '));
+  const folded = choices.map((choice) => foldText(String(choice)).replace(/'/g, ' '));
   const exact = folded.indexOf(message);
   if (message === '') return undefined;
   if (exact >= 0 && folded.lastIndexOf(message) === exact) return exact;

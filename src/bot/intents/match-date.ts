@@ -1,4 +1,5 @@
 import * as chrono from 'chrono-node';
+import { errorCodes, ReplyflowError } from '../../errors.ts';
 import { zonedTimeToDate, zoneOffsetMinutes } from './zoned-time.ts';
 
 /** How `matchDate` reads a date. */
@@ -34,6 +35,13 @@ const parsers = {
  * matchDate('tomorrow at 2pm', { now, timeZone: 'America/New_York' }); // 2026-12-02T19:00:00.000Z
  */
 export function matchDate(text: string, options: DateOptions): Date | undefined {
+  if (!(options?.now instanceof Date) || Number.isNaN(options.now.getTime())) {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `matchDate needs { now, timeZone } with now a valid Date (got ${String(options?.now)}): pass the clock's time, new Date(clock.now())`,
+    );
+  }
+  if (typeof text !== 'string') return undefined;
   const reference = {
     instant: options.now,
     timezone: zoneOffsetMinutes(options.now, options.timeZone),

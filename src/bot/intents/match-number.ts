@@ -34,6 +34,7 @@ interface Mention {
  * matchNumber('7 ou 8', { min: 0, max: 10 }); // undefined
  */
 export function matchNumber(text: string, range: NumberRange = {}): number | undefined {
+  if (typeof text !== 'string') return undefined;
   const tokens =
     text
       .normalize('NFKD')

@@ -54,6 +54,7 @@ for (const [kind, phrases] of lists) {
  * 5. An answer word alone with a question mark (`Oui ?`) is a question, not an answer.
  */
 export function readYesNo(text: string): 'yes' | 'no' | undefined {
+  if (typeof text !== 'string') return undefined;
   const emoji = new Set<'yes' | 'no'>();
   if (yesEmoji.test(text)) emoji.add('yes');
   if (noEmoji.test(text)) emoji.add('no');

@@ -72,19 +72,38 @@ export function saidNumber(range: NumberRange = {}): IntentGuard {
   return guardOf((text) => matchNumber(text, range) !== undefined);
 }
 
+/** The options of `saidDate`: those of `matchDate`, with `now` optional. */
+export interface SaidDateOptions extends Omit<DateOptions, 'now'> {
+  /**
+   * What `demain` counts from. Default: the reply's `receivedAt`, the engine clock's time when
+   * the message arrived (a test's manual clock too). A function is read at each reply.
+   */
+  now?: Date | (() => Date);
+}
+
 /**
- * A guard factory: the reply holds one date (see `matchDate`). `now` may be a function, read at
- * each reply, so a long conversation keeps counting `demain` from the day it is answered.
+ * A guard factory: the reply holds one date (see `matchDate`), counted from when the reply was
+ * received. Read the date in the actions with the same `now`: `new Date(event.receivedAt)`.
  *
  * @example
- * const when = { timeZone: 'Europe/Paris', now: () => new Date() };
- * on: { 'sms.reply': { guard: saidDate(when), target: 'confirmingDate' } }
+ * const paris = { timeZone: 'Europe/Paris' };
+ * on: {
+ *   'sms.reply': {
+ *     guard: saidDate(paris),
+ *     actions: assign({
+ *       at: ({ event }) => matchDate(event.body, { ...paris, now: new Date(event.receivedAt) }),
+ *     }),
+ *   },
+ * }
  */
-export function saidDate(
-  options: Omit<DateOptions, 'now'> & { now: Date | (() => Date) },
-): IntentGuard {
-  return guardOf((text) => {
-    const now = typeof options.now === 'function' ? options.now() : options.now;
+export function saidDate(options: SaidDateOptions): IntentGuard {
+  return ({ event }) => {
+    const text = replyText(event);
+    if (text === undefined) return false;
+    const now =
+      typeof options.now === 'function'
+        ? options.now()
+        : (options.now ?? new Date(String((event as { receivedAt?: unknown }).receivedAt)));
     return matchDate(text, { ...options, now }) !== undefined;
-  });
+  };
 }

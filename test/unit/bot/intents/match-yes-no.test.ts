@@ -227,3 +227,22 @@ describe('matchYes and matchNo', () => {
     expect(matchNo(text)).toBe(false);
   });
 });
+
+describe('on input that is not text', () => {
+  it('every helper answers "no match" rather than throwing', async () => {
+    const { matchChoice, matchNumber, matchDate } = await import('../../../../src/index.ts');
+    for (const value of [undefined, null, 42, {}, []]) {
+      const text = value as unknown as string;
+      expect(matchYes(text)).toBe(false);
+      expect(matchNo(text)).toBe(false);
+      expect(matchChoice(text, ['a', 'b'])).toBeUndefined();
+      expect(matchNumber(text, { min: 0, max: 10 })).toBeUndefined();
+      expect(matchDate(text, { now: new Date(0), timeZone: 'Europe/Paris' })).toBeUndefined();
+    }
+  });
+
+  it('reads a long message without trouble', () => {
+    const long = `oui ${'merci beaucoup '.repeat(500)}`;
+    expect(matchYes(long)).toBe(true);
+  });
+});

@@ -63,9 +63,9 @@ const machine = setup({ types: { events: {} as BotEvent, context: {} as Context 
   },
 });
 
-function answer(body: string) {
+function answer(body: string, receivedAt = '2026-12-01T08:00:00.000Z') {
   const actor = createActor(machine).start();
-  actor.send({ type: 'sms.reply', body, from: '33612345678', receivedAt: '', originSmsId: 'm1' });
+  actor.send({ type: 'sms.reply', body, from: '33612345678', receivedAt, originSmsId: 'm1' });
   const { value, context } = actor.getSnapshot();
   return { value, context };
 }
@@ -84,6 +84,22 @@ describe('intent guards on sms.reply', () => {
       context: { at: '2026-12-02T14:00:00.000Z' },
     });
     expect(answer('hmm').value).toBe('asking');
+  });
+
+  it("saidDate counts from the reply's receivedAt unless given now", () => {
+    const reply = { type: 'sms.reply', body: 'demain 9h', from: '1', originSmsId: 'm' } as const;
+    const paris = saidDate({ timeZone: 'Europe/Paris' });
+    expect(paris({ event: { ...reply, receivedAt: '2026-12-01T08:00:00.000Z' } })).toBe(true);
+    // It reads receivedAt: one that is not a date is a clear error, not a silent guess.
+    expect(() => paris({ event: { ...reply, receivedAt: 'not a date' } })).toThrow(
+      /matchDate needs \{ now, timeZone \} with now a valid Date/,
+    );
+    const fixed = saidDate({ timeZone: 'Europe/Paris', now: new Date('2026-12-01T08:00:00Z') });
+    expect(fixed({ event: { ...reply, receivedAt: 'not a date' } })).toBe(true);
+    const timed = saidDate({ timeZone: 'Europe/Paris', requireTime: true });
+    const at = '2026-12-01T08:00:00.000Z';
+    expect(timed({ event: { ...reply, body: 'jeudi', receivedAt: at } })).toBe(false);
+    expect(timed({ event: { ...reply, receivedAt: at } })).toBe(true);
   });
 
   it('are false for every other event type', () => {
