@@ -1,7 +1,7 @@
 import { editDistance } from './edit-distance.ts';
 import { foldText, squeezeRepeats } from './fold-text.ts';
 import {
-  answerOnlyFirst,
+  answerAlone,
   hedgePhrases,
   leadingPhrases,
   neutralPhrases,
@@ -76,6 +76,9 @@ export function readYesNo(text: string): 'yes' | 'no' | undefined {
   if (emoji.size > 0 && !emoji.has(answer)) return undefined;
   // `Oui ?` alone asks what the message is about rather than answering it.
   if (at + first.words === words.length && /\?\s*$/.test(text)) return undefined;
+  if (answerAlone.has(first.phrase) && !standsAlone(words, at + first.words, answer)) {
+    return undefined;
+  }
   for (at += first.words; at < words.length; ) {
     const found = lookup(words, at);
     if (!found) {
@@ -83,12 +86,22 @@ export function readYesNo(text: string): 'yes' | 'no' | undefined {
       continue;
     }
     at += found.words;
-    if (found.kinds.has('neutral') || answerOnlyFirst.has(found.phrase)) continue;
+    if (found.kinds.has('neutral') || answerAlone.has(found.phrase)) continue;
     const other = answer === 'yes' ? 'no' : 'yes';
     if (found.kinds.has(other) || found.kinds.has('unsure')) return undefined;
     if (answer === 'yes' && found.kinds.has('hedge')) return undefined;
   }
   return answer;
+}
+
+/** Only greetings, thanks and the same answer follow (`si si`, `Y merci`). */
+function standsAlone(words: readonly string[], from: number, answer: 'yes' | 'no'): boolean {
+  for (let at = from; at < words.length; ) {
+    const found = lookup(words, at);
+    if (!found || !(isLead(found) || found.kinds.has(answer))) return false;
+    at += found.words;
+  }
+  return true;
 }
 
 function lookup(words: readonly string[], at: number): Found | undefined {

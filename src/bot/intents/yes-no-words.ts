@@ -28,7 +28,8 @@ export const yesPhrases = phrases(
    valide, ca me convient, cela me convient, pas de souci, pas de soucis, pas de probleme,
    pas de pb, sans probleme, sans souci, aucun souci, aucun probleme, pourquoi pas, vas y,
    allez y, vasy, allezy, biensur, go, jaccepte, accepte, je serai la, je serai present, je serai presente,
-   bien sur que oui, oui oui`,
+   bien sur que oui, oui oui, o k, we, wai, present, presente, je viendrai, je serai present,
+   avec grand plaisir, hell yes, hell yeah, id love to, with pleasure, cest bon pour moi`,
 );
 
 /** Phrases that answer no. */
@@ -38,7 +39,7 @@ export const noPhrases = phrases(
    not interested, not now, i decline, decline, i refuse, refuse, definitely not,
    certainly not, absolutely not, of course not, hell no, i cant, i cannot, cant make it,
    i cant make it, i wont, i will not, no way jose, not for me, im not interested,
-   rather not, id rather not, no thanks, no thank you`,
+   rather not, id rather not, no thanks, no thank you, nop, nope nope`,
   // French
   `non, nan, niet, nenni, pas du tout, jamais, absolument pas, certainement pas,
    surtout pas, bien sur que non, pas question, hors de question, pas vraiment,
@@ -55,7 +56,7 @@ export const unsurePhrases = phrases(
    not yet, i think so, i guess, je sais pas, je ne sais pas, sais pas, chais pas,
    jsais pas, jsp, aucune idee, pas sur, pas sure, peut etre, peutetre, pt etre, bof,
    on verra, je vais voir, a voir, je reflechis, pas encore, je sais plus, je ne sais plus,
-   peut etre pas`,
+   peut etre pas, never mind, nevermind, laisse tomber`,
 );
 
 /** Words that, after a yes, take it back or hedge it (`oui mais…`, `yes but…`, `ok pas…`). */
@@ -69,20 +70,25 @@ export const hedgePhrases = phrases(
 export const leadingPhrases = phrases(
   `ah, oh, eh, euh, heu, hum, hmm, hm, um, uh, bah, ben, bon, mais, alors, et bien, eh bien,
    well, so, yo, hey, hi, hello, hola, salut, coucou, bonjour, bonsoir, bjr, dear, madame,
-   monsieur, mme, mr, docteur, please, pls, plz, merci, merci beaucoup, merci bien, thanks,
+   monsieur, mme, mr, dr, doctor, docteur, please, pls, plz, merci, merci beaucoup, merci bien, thanks,
    thank you, thx, ty, svp, stp, sil vous plait, sil te plait, good morning, good evening,
    good afternoon`,
 );
 
 /** Phrases that contain an answer word without being an answer (`not right now`). */
-export const neutralPhrases = phrases(`right now, right away, tout de suite, super bien`);
+export const neutralPhrases = phrases(
+  `right now, right away, tout de suite, super bien, cest bon, ca va, de rien, je vous en prie`,
+);
 
 /**
- * Short answer words that count only as the answer itself, never later in the message, where
- * they usually mean something else (`il y a`, `si possible`, `go to`).
+ * Short words that are an answer only on their own (with greetings, thanks or the same answer
+ * again: `Y merci`, `si si`), since in a sentence they usually mean something else (`y a un
+ * souci`, `si possible`, `we need to talk`, `right, I forgot`, `go to…`). Later in a message
+ * they are ignored.
  */
-export const answerOnlyFirst = new Set(
-  phrases(`y, n, k, si, ui, wi, go, top, super, right, exact, course, fine, deal, great, valide`),
+export const answerAlone = new Set(
+  phrases(`y, n, k, si, ui, wi, we, go, top, super, right, exact, course, fine, deal, great,
+   valide, nan`),
 );
 
 /**
