@@ -7,6 +7,10 @@ import type { Logger } from '../observability/logger.ts';
  * Logs, when the bots load, the table of their static reply texts (encoding, parts) at info,
  * and one warn line per text that costs more than it could, so a UCS-2 apostrophe is seen
  * before the first campaign rather than on the bill.
+ *
+ * @example
+ * const registry = await loadBots(config.botsDir);
+ * logBotTexts(registry, logger);
  */
 export function logBotTexts(registry: BotRegistry, logger: Logger): void {
   const rows = lintBotTexts(registry.bots.values());

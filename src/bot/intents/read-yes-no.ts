@@ -52,6 +52,11 @@ for (const [kind, phrases] of lists) {
  * 4. What follows may be anything, except an answer of the other kind, a hesitation
  *    (`je sais pas`, `maybe`), or, after a yes, a hedge (`mais`, `but`, `pas`, `not`).
  * 5. An answer word alone with a question mark (`Oui ?`) is a question, not an answer.
+ *
+ * @example
+ * readYesNo('Bonjour, oui merci !'); // 'yes'
+ * readYesNo('pas du tout'); // 'no'
+ * readYesNo('oui mais non'); // undefined
  */
 export function readYesNo(text: string): 'yes' | 'no' | undefined {
   if (typeof text !== 'string') return undefined;
