@@ -29,7 +29,7 @@ export const yesPhrases = phrases(
    pas de pb, sans probleme, sans souci, aucun souci, aucun probleme, pourquoi pas, vas y,
    allez y, vasy, allezy, biensur, go, jaccepte, accepte, je serai la, je serai present, je serai presente,
    bien sur que oui, oui oui, o k, we, wai, present, presente, je viendrai, je serai present,
-   avec grand plaisir, hell yes, hell yeah, id love to, with pleasure, cest bon pour moi`,
+   avec grand plaisir, affirmatif, hell yes, hell yeah, id love to, with pleasure, cest bon pour moi`,
 );
 
 /** Phrases that answer no. */
@@ -39,7 +39,8 @@ export const noPhrases = phrases(
    not interested, not now, i decline, decline, i refuse, refuse, definitely not,
    certainly not, absolutely not, of course not, hell no, i cant, i cannot, cant make it,
    i cant make it, i wont, i will not, no way jose, not for me, im not interested,
-   rather not, id rather not, no thanks, no thank you, nop, nope nope`,
+   rather not, id rather not, no thanks, no thank you, nop, nope nope,
+   not available, unavailable, im not available`,
   // French
   `non, nan, niet, nenni, pas du tout, jamais, absolument pas, certainement pas,
    surtout pas, bien sur que non, pas question, hors de question, pas vraiment,
@@ -47,7 +48,8 @@ export const noPhrases = phrases(
    je refuse, refuse, refusee, pas maintenant, je ne peux pas, je peux pas, jpeux pas,
    je ne pourrai pas, je pourrai pas, impossible, pas possible, je ne viendrai pas,
    je viendrai pas, je ne serai pas la, je serai pas la, cest non, ce sera non, non merci,
-   pas pour moi`,
+   pas pour moi, negatif, je serai absent, je serai absente, pas dispo, pas disponible,
+   indisponible, je ne suis pas disponible, je suis pas disponible, je suis pas dispo`,
 );
 
 /** Phrases that answer neither: the person does not know yet. */
