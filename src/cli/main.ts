@@ -19,6 +19,7 @@ const commands: Record<string, () => Promise<Register>> = {
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
   results: async () => (await import('./results-command.ts')).registerResultsCommand,
+  bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
 };
 
 const program = new Command('replyflow')
