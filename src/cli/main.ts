@@ -18,8 +18,19 @@ const commands: Record<string, () => Promise<Register>> = {
   contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+  results: async () => (await import('./results-command.ts')).registerResultsCommand,
   test: async () => (await import('./test-command.ts')).registerTestCommand,
-  bots: async () => (await import('./bots-check-command.ts')).registerBotsCheckCommand,
+  // `bots lint` and `bots check` live in their own files and share the `bots` command.
+  bots: async () => {
+    const [lint, check] = await Promise.all([
+      import('./bots-lint-command.ts'),
+      import('./bots-check-command.ts'),
+    ]);
+    return (program) => {
+      lint.registerBotsLintCommand(program);
+      check.registerBotsCheckCommand(program);
+    };
+  },
 };
 
 const program = new Command('replyflow')

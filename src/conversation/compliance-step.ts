@@ -1,6 +1,7 @@
 import type { ConversationRecord, OutboundMessage, ReplyEvent } from '../store/records.ts';
 import type { StepCommit } from '../store/store.ts';
 import type { ComplianceMatch, ComplianceRules } from './compliance-rules.ts';
+import { resultOf } from './result-of.ts';
 
 /** The bot id of the messages the compliance step sends (they belong to no bot). */
 export const complianceBotId = 'compliance';
@@ -71,6 +72,7 @@ export function complianceStep(
       if (active) {
         commit.record = { ...commit.record, status: 'done', endedReason: optedOutCode, timers: {} };
         commit.timers = { set: [], cancel: Object.keys(active.timers ?? {}) };
+        commit.results = [resultOf(commit.record)];
       }
       commit.outbound.push(message(0, { body: text, compliance: 'opt-out' }));
       if (rules.group !== undefined) {

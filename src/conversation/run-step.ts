@@ -9,6 +9,7 @@ import type { ComplianceRules } from './compliance-rules.ts';
 import { complianceStep, optedOutCode } from './compliance-step.ts';
 import { implicitEnd } from './implicit-end.ts';
 import { planTimers } from './plan-timers.ts';
+import { resultOf } from './result-of.ts';
 import { resumeSnapshot } from './resume-snapshot.ts';
 import { type Route, routeEvent } from './route-event.ts';
 import { toMachineEvent, triggerOf } from './to-machine-event.ts';
@@ -92,6 +93,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
         timers: {},
       };
       commit.timers = { set: [], cancel: Object.keys(active.timers ?? {}) };
+      commit.results = [resultOf(commit.record)];
       active = null;
     }
   }
@@ -149,13 +151,19 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
       set: timers.set,
       cancel: [...(commit.timers?.cancel ?? []), ...timers.cancel],
     };
+    const recorded = Object.keys(effects.recorded).length > 0;
     commit.record = {
       ...base,
       snapshot: bot.machine.getPersistedSnapshot(snapshot),
       status: endedReason === undefined ? 'active' : 'done',
       timers: timers.live,
       ...(endedReason === undefined ? {} : { endedReason }),
+      ...(recorded && { result: { ...base.result, ...effects.recorded } }),
     };
+    // A run has a result from its start; it changes when the bot records or the run ends.
+    if (route.kind === 'start' || recorded || endedReason !== undefined) {
+      commit.results = [...(commit.results ?? []), resultOf(commit.record)];
+    }
     // Messages the bot starts on its own (an API start, a timer) wait for the quiet hours to end.
     const holdUntil =
       event.kind === 'start' || event.kind === 'timer' ? rules?.quietUntil(now) : undefined;
@@ -164,9 +172,17 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
       ...(rules && { loopGuard: rules.loopGuard }),
       ...(holdUntil !== undefined && { holdUntil }),
     }));
+    // Contact updates go after the step's messages, through the same outbox.
+    effects.contacts.forEach(({ group, fields }, i) => {
+      commit.outbound.push({
+        ...toOutbound(base, event.id, effects.replies.length + i, '', now),
+        contact: { group, fields: { contactPhoneNumber: base.phone, ...fields } },
+      });
+    });
   } catch (error) {
     outcome.error = error;
     commit.record = { ...base, status: 'errored', endedReason: 'BOT_THREW', timers: {} };
+    commit.results = [...(commit.results ?? []), resultOf(commit.record)];
     commit.timers = {
       set: [],
       cancel: [...(commit.timers?.cancel ?? []), ...Object.keys(base.timers ?? {})],

@@ -104,6 +104,28 @@ export interface ConversationRecord extends ConversationKey {
    * the sender checks.
    */
   suppressed?: boolean;
+  /** What the run recorded so far (`record({...})`): the fields of its result. */
+  result?: Record<string, unknown>;
+}
+
+/**
+ * The result of one conversation (one run): who, which bot and version, when, how it ended, and
+ * the fields its bot recorded. Written with the step that changed it; it outlives the
+ * conversation and the phone's next conversations.
+ */
+export interface ConversationResult {
+  v: 1;
+  location: string;
+  phone: string;
+  runId: string;
+  bot: string;
+  botVersion: string;
+  startedAt: number;
+  /** Set once the conversation ended. */
+  endedAt?: number;
+  /** Why it ended (`final`, `endConversation`'s reason, `opted_out`, `expired`…). */
+  endCode?: string;
+  fields: Record<string, unknown>;
 }
 
 /** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */

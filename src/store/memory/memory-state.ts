@@ -42,6 +42,8 @@ export class MemoryState {
   readonly suppressed = new Set<string>();
   /** conversation id → times (ms) of the last sends to the phone, newest first, and expiry (ms) */
   readonly sends = new Map<string, { times: number[]; expiresAt: number }>();
+  /** run id → result JSON */
+  readonly results = new Map<string, string>();
   /** conversation id → applied event ids, oldest first */
   readonly applied = new Map<string, string[]>();
   /** dead letter JSON, newest first */

@@ -8,6 +8,7 @@ import { createReadySubscription } from './ready-subscription.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
+import { redisResultOperations } from './redis-result-operations.ts';
 import { redisScanOperations } from './redis-scan-operations.ts';
 import type { RedisStoreContext } from './redis-store-context.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
@@ -68,6 +69,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisInspectionOperations(context),
     ...redisScanOperations(context),
     ...redisTimerOperations(context),
+    ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),
     close: () => ready.close(),
   };

@@ -8,6 +8,7 @@ import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
+import { resultContract } from './contract/result-contract.ts';
 import { scanContract } from './contract/scan-contract.ts';
 import { suppressionContract } from './contract/suppression-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
@@ -50,5 +51,6 @@ export function describeStoreContract(
     timerContract(store);
     scanContract(store);
     suppressionContract(store);
+    resultContract(store);
   });
 }
