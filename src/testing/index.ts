@@ -7,7 +7,7 @@ export { type EmulatorOptions, type RunningEmulator, startEmulator } from '../em
 export { createManualClock, type ManualClock } from '../scheduler/create-manual-clock.ts';
 export { createMemoryStore } from '../store/memory/create-memory-store.ts';
 // the test harness: the real engine on the memory store, the emulator and a manual clock
-export type { ConversationResult } from './conversation-result.ts';
+export type { ConversationResult } from '../store/records.ts';
 export { createTestHarness } from './create-test-harness.ts';
 // transcripts: plain-text conversations, run by `replyflow test` and `runTranscript`
 export { findTranscripts } from './find-transcripts.ts';

@@ -1,7 +1,8 @@
+import { resultOf } from '../conversation/result-of.ts';
 import { statePath } from '../conversation/state-path.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
+import type { ConversationResult } from '../store/records.ts';
 import type { Store } from '../store/store.ts';
-import { type ConversationResult, conversationResult } from './conversation-result.ts';
 
 /** An SMS a bot sent to the phone, as the emulated service holds it. */
 export interface TestMessage {
@@ -41,7 +42,10 @@ export interface TestPhone {
   state(): Promise<string | undefined>;
   /** The machine's context (the last one saved, also after the end), or undefined. */
   context<T = Record<string, unknown>>(): Promise<T | undefined>;
-  /** Bot, version, status, start and end times and end code of the phone's last conversation. */
+  /**
+   * The result of the phone's last conversation, as `replyflow results` lists it: bot and
+   * version, start and end times (ms), end code, and the fields its bot recorded (`record`).
+   */
   result(): Promise<ConversationResult | undefined>;
 }
 
@@ -119,7 +123,7 @@ export function createTestPhone(number: string, deps: PhoneDeps): TestPhone {
     },
     async result() {
       const record = await deps.store.getConversation(key);
-      return record ? conversationResult(record) : undefined;
+      return record ? resultOf(record) : undefined;
     },
   };
   return phone;

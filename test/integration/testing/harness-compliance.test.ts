@@ -15,6 +15,6 @@ describe('the harness runs the compliance step before any bot', () => {
     expect(messages).toHaveLength(2);
     expect(messages[1]?.body).not.toBe(messages[0]?.body);
     expect(await ana.state()).toBe('ended');
-    expect(await ana.result()).toMatchObject({ status: 'done', endCode: 'opted_out' });
+    expect(await ana.result()).toMatchObject({ endCode: 'opted_out' });
   });
 });
