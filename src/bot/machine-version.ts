@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyStateMachine } from 'xstate';
+import { normalizeSource } from './normalize-source.ts';
 
 /** The parts of an XState state node the version reads (XState keeps them on `StateNode`). */
 interface NodeLike {
@@ -119,26 +120,10 @@ function describe(value: unknown, seen = new Set<unknown>()): unknown {
       // Built-ins (`assign`, `raise`, `emit`…) share one source text; their `type` and
       // arguments are in `own`. Anything else is the author's code.
       const builtIn = typeof own.type === 'string' && own.type.startsWith('xstate.');
-      return builtIn ? own : { source: sourceOf(value as (...args: never) => unknown), ...own };
+      return builtIn ? own : { source: normalizeSource(value.toString()), ...own };
     }
     return own;
   } finally {
     seen.delete(value);
   }
-}
-
-/**
- * A function's source text, made comparable across the loaders that compile bots: tsx prints
- * code without spaces and with double quotes, vitest keeps the author's layout and reaches
- * imports through `__vi_import_N__`. So spaces go, quotes become one kind, and those import
- * prefixes are dropped. What remains differs between loaders only in rarer rewrites (comments,
- * folded constants, `void 0`): compute versions with the loader that serves the bots.
- */
-function sourceOf(fn: (...args: never) => unknown): string {
-  return fn
-    .toString()
-    .replace(/\s+/g, '')
-    .replace(/'/g, '"')
-    .replace(/\(0,__vi(?:te_ssr)?_import_\d+__\.([\w$]+)\)/g, '$1')
-    .replace(/__vi(?:te_ssr)?_import_\d+__\./g, '');
 }
