@@ -35,7 +35,7 @@ interface TransitionLike {
  *   with its targets, guard, actions and `reenter`;
  * - **actions and guards**: a name given in `setup({ actions, guards })` counts by its name
  *   AND the source text of its implementation; an inline function counts by its source text
- *   (`fn.toString()`); built-in actions (`assign`, `raise`, `emit`, `reply()`,
+ *   (`fn.toString()`, normalised); built-in actions (`assign`, `raise`, `emit`, `reply()`,
  *   `endConversation()`…) count by their kind and arguments, so a reply's text, an assigned
  *   value or an end code is part of the version;
  * - **delays**: every `after` delay, by its written name (`'24h'`) or, for a delay of
@@ -43,11 +43,10 @@ interface TransitionLike {
  * - the initial `context`, invoked actors' sources, and XState's own `version` field.
  *
  * What it cannot see: code outside the machine that a function calls (a helper imported from
- * another file, a constant it reads, the strings of an i18n table), and the body of a
- * `reply(fn)` beyond the function's source text. Change those and bump the bot's explicit
- * `version`. Source text also changes with formatting or a comment inside a function: the
- * version errs on the side of "changed", which a `migrate` that returns the snapshot as it is
- * answers cheaply.
+ * another file, a constant it reads, the strings of an i18n table). Change those and bump the
+ * bot's explicit `version`. Source text is read through `normalizeSource`, so tsx and vitest
+ * give one version; an edit inside a function (even a comment-free refactor) errs on the side
+ * of "changed", which a `migrate` that returns the snapshot as it is answers cheaply.
  */
 export function machineVersion(machine: AnyStateMachine): string {
   const implementations = machine.implementations as unknown as Record<string, unknown>;
