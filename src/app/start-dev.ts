@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { createEmulatorApp } from '../emulator/create-emulator-app.ts';
+import type { EmulatorContext } from '../emulator/emulator-context.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { AppConfig } from './config.ts';
 import { createDevRouter } from './create-dev-router.ts';
@@ -19,6 +20,7 @@ export async function startDev(
   const emulated = config.locations.length === 0;
   const extra: Router[] = [];
   let closeEmulator = async () => {};
+  let emulatorContext: EmulatorContext | undefined;
   let devConfig = config;
   if (emulated) {
     const local = `http://127.0.0.1:${config.port}`;
@@ -27,6 +29,7 @@ export async function startDev(
       logger,
     });
     closeEmulator = () => emulator.close();
+    emulatorContext = emulator.context;
     const router = Router();
     router.use(emulator.app);
     extra.push(router);
@@ -50,7 +53,12 @@ export async function startDev(
     config: devConfig,
     logger,
     extra: (context) => [
-      createDevRouter({ ...context, location: devConfig.locations[0]?.name ?? 'default' }),
+      createDevRouter({
+        ...context,
+        location: devConfig.locations[0]?.name ?? 'default',
+        emulator: emulatorContext,
+        logger,
+      }),
       ...extra,
     ],
   });
