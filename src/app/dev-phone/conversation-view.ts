@@ -43,19 +43,27 @@ export function toConversationView(
   };
 }
 
-/** `{ a: { b: 'c' } }` → `['a', 'a.b', 'a.b.c']`; parallel regions each add their own. */
-export function activePaths(value: unknown, prefix = ''): string[] {
+/**
+ * `{ a: { b: 'c' } }` → `['a', 'a.b', 'a.b.c']`; parallel regions each add their own. A machine
+ * with no states of its own (value `{}`) is in `(machine)`, as the statechart draws it.
+ */
+export function activePaths(value: unknown): string[] {
+  const paths = pathsOf(value);
+  return paths.length > 0 ? paths : ['(machine)'];
+}
+
+function pathsOf(value: unknown, prefix = ''): string[] {
   if (typeof value === 'string') return [`${prefix}${value}`];
   if (typeof value !== 'object' || value === null) return [];
   return Object.entries(value).flatMap(([key, child]) => [
     `${prefix}${key}`,
-    ...activePaths(child, `${prefix}${key}.`),
+    ...pathsOf(child, `${prefix}${key}.`),
   ]);
 }
 
 /** `asking`, `survey.comment`, or `a.b + c.d` for parallel regions: the leaves, for a notice. */
 export function stateLabel(value: unknown): string {
-  const paths = activePaths(value);
+  const paths = pathsOf(value);
   const leaves = paths.filter((p) => !paths.some((other) => other.startsWith(`${p}.`)));
-  return leaves.join(' + ') || '?';
+  return leaves.join(' + ');
 }

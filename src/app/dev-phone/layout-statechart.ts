@@ -61,7 +61,19 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
       'elk.edgeLabels.placement': 'CENTER',
       'elk.padding': '[top=12,left=12,bottom=12,right=12]',
     },
-    children: childrenOf(machine.root),
+    // A machine with no states of its own is drawn as one state, named after the machine.
+    children:
+      Object.keys(machine.root.states).length > 0
+        ? childrenOf(machine.root)
+        : [
+            {
+              id: '(machine)',
+              labels: [{ text: machine.id }],
+              layoutOptions: { 'replyflow.kind': machine.root.type },
+              width: Math.max(72, machine.id.length * 8 + 28),
+              height: 34,
+            },
+          ],
     edges,
   };
   for (const node of allStates(machine.root)) {

@@ -67,7 +67,8 @@ export function watchConversations(deps: {
     const note = (text: string, tone: 'info' | 'warn' | 'error' = 'info') =>
       journal.append({ kind: 'notice', phone, at, text, tone });
     const fresh = before?.runId !== now.runId;
-    if (fresh) note(`${now.bot} started · ${stateLabel(now.state)}`);
+    if (fresh)
+      note(`${now.bot} started${stateLabel(now.state) ? ` · ${stateLabel(now.state)}` : ''}`);
     else if (stateLabel(before.state) !== stateLabel(now.state)) {
       note(`${now.bot}: ${stateLabel(before.state)} → ${stateLabel(now.state)}`);
     }

@@ -249,7 +249,13 @@ async function renderPanel() {
         outdated ? h('span', { class: 'tag outdated', text: ` loaded: ${c.loadedVersion}` }) : '',
       ),
       h('dt', { text: 'State' }),
-      h('dd', { class: 'state', 'data-testid': 'state', text: leaves(c.activePaths).join(' + ') }),
+      h('dd', {
+        class: 'state',
+        'data-testid': 'state',
+        text: leaves(c.activePaths)
+          .map((p) => (p === '(machine)' ? '(top level)' : p))
+          .join(' + '),
+      }),
       h('dt', { text: 'Status' }),
       h(
         'dd',
