@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Router } from 'express';
+import { type ErrorRequestHandler, Router } from 'express';
 import type { CountryCode } from 'libphonenumber-js';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { EmulatorContext } from '../emulator/emulator-context.ts';
@@ -8,6 +8,7 @@ import { nextFailureReasons } from '../emulator/next-failures.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Reply } from '../provider/schemas/reply.ts';
 import type { Store } from '../store/store.ts';
+import { clockRoutes } from './dev-phone/clock-routes.ts';
 import { DevPhoneJournal } from './dev-phone/dev-phone-journal.ts';
 import { layoutStatechart, type Statechart } from './dev-phone/layout-statechart.ts';
 import { phoneActionRoutes } from './dev-phone/phone-action-routes.ts';
@@ -163,5 +164,17 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
     res.json({ bot: bot.id, version: bot.version, ...(await charts.get(key)!) });
   });
   router.use(phoneActionRoutes({ ...options, bots, journal, watch }));
+  router.use(clockRoutes({ clock: options.clock, journal, watch }));
+  // JSON errors for the page, never an HTML stack: a body that is not JSON, or a store that is down.
+  router.use('/dev', ((error, _req, res, _next) => {
+    const status = (error as { status?: number }).status ?? 500;
+    if (status >= 500) options.logger?.error({ err: error }, 'dev phone request failed');
+    const notJson = (error as { type?: string }).type === 'entity.parse.failed';
+    res.status(status).json({
+      error: notJson
+        ? `the body is not JSON: ${(error as Error).message}`
+        : (error as Error).message,
+    });
+  }) as ErrorRequestHandler);
   return router;
 }

@@ -1,6 +1,5 @@
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { parseDuration } from '../../bot/parse-duration.ts';
 import { startConversation } from '../../conversation/start-conversation.ts';
 import { EmulatorApiError } from '../../emulator/emulator-api-error.ts';
 import { nextFailureReasons } from '../../emulator/next-failures.ts';
@@ -11,6 +10,7 @@ import type { DevBots, DevRouterOptions } from '../create-dev-router.ts';
 import { toConversationView } from './conversation-view.ts';
 import type { DevPhoneJournal } from './dev-phone-journal.ts';
 import { endConversationNow } from './end-conversation-now.ts';
+import { parse } from './parse-body.ts';
 import { formatPhone, toSmsView } from './sms-view.ts';
 import type { ConversationWatch } from './watch-conversations.ts';
 
@@ -23,9 +23,6 @@ const startSchema = z.object({
 const bodySchema = z.object({ body: z.string().trim().min(1, 'type a message').max(1600) });
 const broadcastSchema = z.object({ body: z.string().trim().min(1).max(1600).optional() });
 const failureSchema = z.object({ reason: z.enum(nextFailureReasons) });
-const advanceSchema = z.object({ by: z.union([z.string(), z.number()]) });
-/** Beyond a year the clock is more likely a typo than a test. */
-const maxAdvanceMs = 366 * 86_400_000;
 
 type Deps = DevRouterOptions & {
   bots: DevBots;
@@ -188,38 +185,5 @@ export function phoneActionRoutes(deps: Deps): Router {
     res.json({ phone, ...ended });
   });
 
-  router.post('/dev/clock/advance', (req, res) => {
-    const parsed = parse(advanceSchema, req.body, res);
-    if (!parsed) return;
-    const ms = typeof parsed.by === 'number' ? parsed.by : parseDuration(parsed.by);
-    if (ms === undefined || !Number.isFinite(ms) || ms <= 0 || ms > maxAdvanceMs) {
-      res.status(400).json({
-        error: `cannot move the clock by '${parsed.by}': give a duration such as 1h, 24h, 3d or 90m (at most 366d)`,
-      });
-      return;
-    }
-    if (!clock.advance) {
-      res
-        .status(409)
-        .json({ error: 'this server runs on the system clock, which cannot be moved' });
-      return;
-    }
-    clock.advance(ms);
-    const now = clock.now();
-    journal.publish('clock', { now, by: ms });
-    for (const phone of journal.phones()) note(phone, `clock moved forward ${parsed.by}`);
-    watch.poke();
-    res.json({ now });
-  });
-
   return router;
-}
-
-function parse<T>(schema: z.ZodType<T>, body: unknown, res: Response): T | undefined {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return parsed.data;
-  res.status(400).json({
-    error: parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
-  });
-  return undefined;
 }

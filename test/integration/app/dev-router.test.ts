@@ -107,6 +107,12 @@ describe('the dev phone API (replyflow dev)', () => {
     expect((await api.post('/dev/conversations').send({ bot: 'nope', phone })).status).toBe(404);
     // dev runs on the system clock until it is given one it can move
     expect((await api.post('/dev/clock/advance').send({ by: 'soon' })).status).toBe(400);
+    const notJson = await api
+      .post('/dev/phones')
+      .set('content-type', 'application/json')
+      .send('{"phone":');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body.error).toMatch(/not JSON/);
     const added = await api.post('/dev/phones').send({ phone: '+1 (415) 555-2671' });
     expect(added.body).toEqual({ phone: '14155552671', display: '+1 415 555 2671' });
   });
@@ -196,5 +202,49 @@ describe('the dev phone clock', () => {
     expect(manual.now()).toBe(Date.parse('2026-12-02T10:00:00Z'));
     expect((await request(app).get('/dev/state')).body.canAdvance).toBe(true);
     router.close();
+  });
+});
+
+describe('the dev phone and reloaded bots', () => {
+  it('tells the page which bots reloaded and which files failed to load', async () => {
+    type Change = { reloaded: string[]; errors: Array<{ file: string; message: string }> };
+    let listener: ((change: Change) => void) | undefined;
+    let errors: Change['errors'] = [];
+    const app = express();
+    const router = createDevRouter({
+      store: createMemoryStore({}),
+      location: 'default',
+      clock: { now: () => Date.now() },
+      bots: {
+        registry: () => ({ bots: new Map(), byKeyword: new Map(), fallback: undefined }),
+        errors: () => errors,
+        onChange(fn) {
+          listener = fn;
+          return () => {
+            listener = undefined;
+          };
+        },
+      },
+    });
+    app.use(router);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((done) => server.once('listening', done));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const frames = readFrames(`${url}/dev/events`, {}, (f) => f.some((x) => x.event === 'bots'));
+      await waitFor(() => listener);
+      errors = [{ file: 'bots/broken.ts', message: 'Unexpected token' }];
+      // The stream may not be open yet: announce until the reader has the frame.
+      const timer = setInterval(() => listener?.({ reloaded: ['survey'], errors }), 50);
+      const got = await frames.finally(() => clearInterval(timer));
+      expect(got.find((f) => f.event === 'bots')!.data).toMatchObject({
+        reloaded: ['survey'],
+        errors: [{ file: 'bots/broken.ts', message: 'Unexpected token' }],
+      });
+      expect((await request(app).get('/dev/state')).body.errors).toEqual(errors);
+    } finally {
+      router.close();
+      server.close();
+    }
   });
 });

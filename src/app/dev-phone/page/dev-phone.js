@@ -54,10 +54,20 @@ const money = (n) => (Math.round(n * 1e4) / 1e4).toString();
 
 // ---- loading ----
 
+// The dev clock may run ahead of this machine's (after +24 h): keep the difference and tick.
+let clockOffset = 0;
+function setClock(now) {
+  clockOffset = now - Date.now();
+  $('clock').textContent = time(now);
+}
+setInterval(() => {
+  $('clock').textContent = time(Date.now() + clockOffset);
+}, 15_000);
+
 async function loadServer() {
   const { data } = await api('GET', '/dev/state');
   state.server = data;
-  $('clock').textContent = time(data.now);
+  setClock(data.now);
   for (const b of document.querySelectorAll('[data-advance], #advance-form button, #advance-by')) {
     b.disabled = !data.canAdvance;
     if (!data.canAdvance) b.title = 'This server runs on the system clock, which cannot be moved';
@@ -427,9 +437,7 @@ function connect() {
     renderThread();
     renderArmed([]);
   });
-  on('clock', ({ now }) => {
-    $('clock').textContent = time(now);
-  });
+  on('clock', ({ now }) => setClock(now));
   on('bots', (data) => {
     Object.assign(state.server, { bots: data.bots, errors: data.errors });
     renderBots(data);
