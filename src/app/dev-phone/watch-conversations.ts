@@ -67,6 +67,9 @@ export function watchConversations(deps: {
     const note = (text: string, tone: 'info' | 'warn' | 'error' = 'info') =>
       journal.append({ kind: 'notice', phone, at, text, tone });
     const fresh = before?.runId !== now.runId;
+    if (!fresh && before.version !== now.version) {
+      note(`${now.bot} migrated to version ${now.version} (was ${before.version})`);
+    }
     if (fresh)
       note(`${now.bot} started${stateLabel(now.state) ? ` · ${stateLabel(now.state)}` : ''}`);
     else if (stateLabel(before.state) !== stateLabel(now.state)) {

@@ -217,9 +217,10 @@ function renderEntry(entry) {
         text: `${sms.status}${reason}`,
         title: sms.statusReason || undefined,
       }),
-      h('span', { text: `${sms.parts} part${sms.parts === 1 ? '' : 's'}` }),
-      h('span', { text: `· ${sms.encoding} · ${sms.characters} chars` }),
-      h('span', { text: `· price ${money(sms.price)}` }),
+      h('span', {
+        class: 'details',
+        text: `${sms.parts} part${sms.parts === 1 ? '' : 's'} · ${sms.encoding} · ${sms.characters} chars · price ${money(sms.price)}`,
+      }),
     ),
   );
 }
@@ -309,6 +310,7 @@ function drawChart(chart, c) {
   const root = svg('svg', {
     viewBox: `0 0 ${chart.width} ${chart.height}`,
     width: chart.width,
+    height: chart.height,
     'aria-label': `Statechart of ${chart.bot}`,
   });
   const defs = svg('defs');
