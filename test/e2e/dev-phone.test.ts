@@ -120,6 +120,8 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const bubble = page.getByTestId('reply').filter({ hasText: 'keeps going' }).locator('.bubble');
     await bubble.waitFor({ timeout: 15_000 });
+    // The page draws again on every status change: measure once the bubble holds still.
+    await expect.poll(() => bubble.boundingBox()).not.toBeNull();
     const box = (await bubble.boundingBox())!;
     const thread = (await page.getByTestId('thread').boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(thread.x);

@@ -144,6 +144,9 @@ async function showPhone(phone) {
 
 // ---- the thread ----
 
+/** seq → the element drawn for it, and what it was drawn from. */
+const rendered = new Map();
+
 function renderThread() {
   const thread = $('thread');
   const nearBottom = thread.scrollHeight - thread.scrollTop - thread.clientHeight < 80;
@@ -157,7 +160,19 @@ function renderThread() {
     );
     return;
   }
-  thread.replaceChildren(...state.entries.map(renderEntry));
+  // Entries that did not change keep their element: no flicker, and a selection survives.
+  const children = state.entries.map((entry) => {
+    const sig = `${state.phone}:${entry.kind === 'sms' ? JSON.stringify(state.sms[entry.smsId]) : ''}`;
+    const known = rendered.get(entry.seq);
+    if (known?.sig === sig) return known.el;
+    const el = renderEntry(entry);
+    rendered.set(entry.seq, { el, sig });
+    return el;
+  });
+  const same =
+    children.length === thread.children.length &&
+    children.every((c, i) => thread.children[i] === c);
+  if (!same) thread.replaceChildren(...children);
   if (nearBottom || thread.dataset.phone !== state.phone) thread.scrollTop = thread.scrollHeight;
   thread.dataset.phone = state.phone;
 }
@@ -309,8 +324,9 @@ function drawChart(chart, c) {
   const ended = c && c.status !== 'active';
   const root = svg('svg', {
     viewBox: `0 0 ${chart.width} ${chart.height}`,
-    width: chart.width,
-    height: chart.height,
+    // A little larger than laid out, so labels read well; CSS shrinks it to fit a phone.
+    width: Math.round(chart.width * 1.3),
+    height: Math.round(chart.height * 1.3),
     'aria-label': `Statechart of ${chart.bot}`,
   });
   const defs = svg('defs');
