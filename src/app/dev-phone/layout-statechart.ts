@@ -93,7 +93,7 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
             id,
             sources: [pathOf(node)],
             targets: [pathOf(target)],
-            labels: [{ text: label, width: label.length * charWidth, height: labelHeight }],
+            labels: [labelBox(label)],
           });
         }
       }
@@ -107,7 +107,7 @@ export async function layoutStatechart(machine: AnyStateMachine): Promise<Statec
           id,
           sources: [pathOf(node)],
           targets: [pathOf(target)],
-          labels: [{ text: label, width: label.length * charWidth, height: labelHeight }],
+          labels: [labelBox(label)],
         });
       }
     }
@@ -215,7 +215,18 @@ function transitionLabel(eventType: string, guard: unknown): string {
     label = `after ${/^\d+$/.test(delay) ? humanMs(Number(delay)) : delay}`;
   }
   const name = guardName(guard);
-  return name ? `${label} [${name}]` : label;
+  // The guard goes on a line of its own: the chart stays narrow enough for a phone.
+  return name ? `${label}\n[${name}]` : label;
+}
+
+/** ELK places a label by its size; a label of several lines is as wide as its longest. */
+function labelBox(text: string): { text: string; width: number; height: number } {
+  const lines = text.split('\n');
+  return {
+    text,
+    width: Math.max(...lines.map((line) => line.length)) * charWidth,
+    height: lines.length * labelHeight,
+  };
 }
 
 function guardName(guard: unknown): string | undefined {

@@ -401,12 +401,12 @@ function drawChart(chart, c) {
       g.append(
         svg('rect', { x: b.x - 2, y: b.y - 1, width: b.width + 4, height: b.height + 2, rx: 3 }),
       );
-      const t = svg('text', {
-        x: b.x + b.width / 2,
-        y: b.y + b.height - 3,
-        'text-anchor': 'middle',
-      });
-      t.textContent = edge.label;
+      const t = svg('text', { y: b.y - 3, 'text-anchor': 'middle' });
+      for (const line of edge.label.split('\n')) {
+        const span = svg('tspan', { x: b.x + b.width / 2, dy: 14 });
+        span.textContent = line;
+        t.append(span);
+      }
       g.append(t);
     }
     root.append(g);
