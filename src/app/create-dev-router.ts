@@ -90,14 +90,14 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
         // committed before sending its answer is noted above that answer.
         const view = toSmsView(sms);
         if (event === 'sms.created') {
-          watch.serially(() =>
+          watch.serially(sms.to, () =>
             journal.append({ kind: 'sms', phone: sms.to, at, smsId: sms.id }, { sms: view }),
           );
-        } else watch.serially(() => journal.publish('sms', { phone: sms.to, sms: view }));
+        } else watch.serially(sms.to, () => journal.publish('sms', { phone: sms.to, sms: view }));
       } else if (event === 'reply') {
         const reply = data as Reply & { location: string };
         if (reply.location !== location) return;
-        watch.serially(() =>
+        watch.serially(reply.from, () =>
           journal.append({ kind: 'reply', phone: reply.from, at, body: reply.body }),
         );
       }

@@ -24,8 +24,9 @@ type NewEntry = ThreadEntry extends infer E
 
 /** Frames kept for a reconnecting page; one that has missed more reloads its state. */
 const replayCap = 2000;
-/** Entries kept per phone: a dev session, not an archive. */
+/** Entries kept per phone, and phones kept (least recently active go first): a dev session, not an archive. */
 const threadCap = 1000;
+const phoneCap = 1000;
 
 /**
  * The dev phone's memory: each phone's thread and one sequence for everything the page is
@@ -61,6 +62,7 @@ export class DevPhoneJournal {
   open(phone: string): boolean {
     if (this.#threads.has(phone)) return false;
     this.#threads.set(phone, []);
+    this.#forgetOldest();
     return true;
   }
 
@@ -72,6 +74,7 @@ export class DevPhoneJournal {
     // Most recently active last in the map, so `phones()` lists it first.
     this.#threads.delete(entry.phone);
     this.#threads.set(entry.phone, thread);
+    this.#forgetOldest();
     thread.push(numbered);
     if (thread.length > threadCap) thread.splice(0, thread.length - threadCap);
     this.#send({ seq, type: 'entry', data: { entry: numbered, ...extra } });
@@ -116,6 +119,10 @@ export class DevPhoneJournal {
   closeAll(): void {
     for (const res of this.#subscribers) res.end();
     this.#subscribers.clear();
+  }
+
+  #forgetOldest(): void {
+    while (this.#threads.size > phoneCap) this.#threads.delete(this.#threads.keys().next().value!);
   }
 
   #next(): number {

@@ -61,7 +61,7 @@ export function phoneActionRoutes(deps: Deps): Router {
   /** A message the service would not take: kept in the thread, marked, so it does not vanish. */
   const failedReply = (phone: string, body: string, error: string) => {
     const at = clock.now();
-    watch.serially(() => journal.append({ kind: 'reply', phone, at, body, error }));
+    watch.serially(phone, () => journal.append({ kind: 'reply', phone, at, body, error }));
   };
 
   router.post('/dev/phones', (req, res) => {

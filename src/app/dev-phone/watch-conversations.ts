@@ -8,11 +8,11 @@ export interface ConversationWatch {
   /** Looks again soon (coalesced): after anything that may have moved a conversation. */
   poke(): void;
   /**
-   * Runs `append` after the conversations were read again, in call order. Thread entries made
+   * Runs `append` after the phone's conversation was read again, in call order. Thread entries made
    * from the emulator's events go through here, so a state change the engine committed before
    * sending its answer is noted above that answer.
    */
-  serially(append: () => void): void;
+  serially(phone: string, append: () => void): void;
   /** Reads a phone's conversation now; later changes are told from this view. */
   read(phone: string): Promise<ConversationView | null>;
   /** Takes `view` as what a phone had (before a start), so the start is noted. */
@@ -20,6 +20,8 @@ export interface ConversationWatch {
   stop(): void;
 }
 
+/** How many of the most recently active phones a general look reads. */
+const recentPhones = 50;
 /** While a page watches, the store is read at least this often (a timer fired elsewhere). */
 const pollMs = 1000;
 
@@ -46,8 +48,8 @@ export function watchConversations(deps: {
     return record ? toConversationView(record, deps.registry()) : null;
   };
 
-  const refresh = async () => {
-    for (const phone of journal.phones()) {
+  const refresh = async (phones: readonly string[]) => {
+    for (const phone of phones) {
       const now = await read(phone);
       const before = seen.get(phone);
       if (before !== undefined && (before?.revision ?? null) === (now?.revision ?? null)) continue;
@@ -88,15 +90,16 @@ export function watchConversations(deps: {
     }
   };
 
-  const queue = (then: () => void = () => {}) => {
+  const queue = (phones: () => readonly string[], then: () => void = () => {}) => {
     running = running
-      .then(refresh)
+      .then(() => refresh(phones()))
       .catch((error) => deps.logger?.warn({ err: error }, 'dev phone: cannot read conversations'))
       .then(then);
   };
   const run = () => {
     scheduled = undefined;
-    queue();
+    // The phones most recently active: a dev server under load keeps its reads bounded.
+    queue(() => journal.phones().slice(0, recentPhones));
   };
   const poke = () => {
     // A short delay gathers the burst of onReady calls one turn makes into one read.
@@ -110,7 +113,9 @@ export function watchConversations(deps: {
 
   return {
     poke,
-    serially: queue,
+    serially(phone, append) {
+      queue(() => [phone], append);
+    },
     remember(phone, view) {
       seen.set(phone, view);
     },

@@ -147,6 +147,11 @@ describe('the dev phone API (replyflow dev)', () => {
     });
     const kinds = thread.entries.filter((e: Json) => e.kind !== 'notice').map((e: Json) => e.kind);
     expect(kinds).toEqual(['sms', 'reply', 'sms']);
+    // The state change the engine committed before sending its answer is noted above it.
+    const at = (test: (e: Json) => boolean) => thread.entries.findIndex(test);
+    const move = at((e: Json) => e.kind === 'notice' && e.text.includes('→'));
+    expect(move).toBeGreaterThan(at((e: Json) => e.kind === 'reply'));
+    expect(move).toBeLessThan(thread.entries.findLastIndex((e: Json) => e.kind === 'sms'));
     expect(thread.entries.map((e: Json) => e.seq)).toEqual(
       [...thread.entries.map((e: Json) => e.seq)].sort((a: number, b: number) => a - b),
     );
