@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
 import { type ErrorRequestHandler, Router } from 'express';
 import type { CountryCode } from 'libphonenumber-js';
 import type { BotRegistry } from '../bot/bot-registry.ts';
@@ -16,15 +17,15 @@ import { formatPhone, toSmsView } from './dev-phone/sms-view.ts';
 import { watchConversations } from './dev-phone/watch-conversations.ts';
 
 const pageDir = new URL('./dev-phone/page/', import.meta.url);
+const types: Record<string, string> = { '.html': 'html', '.css': 'css', '.js': 'js' };
+/** The page's files, read once: plain HTML, CSS and ES modules, no build step. */
 const assets = new Map(
-  [
-    ['index.html', 'html'],
-    ['dev-phone.css', 'css'],
-    ['dev-phone.js', 'js'],
-  ].map(([name, type]) => [
-    name!,
-    { type: type!, text: readFileSync(new URL(name!, pageDir), 'utf8') },
-  ]),
+  readdirSync(pageDir)
+    .filter((name) => extname(name) in types)
+    .map((name) => [
+      name,
+      { type: types[extname(name)]!, text: readFileSync(new URL(name, pageDir), 'utf8') },
+    ]),
 );
 
 /** A file of `bots/` that failed to load (the previous version of its bots keeps serving). */

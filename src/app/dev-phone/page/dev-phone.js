@@ -1,23 +1,9 @@
+import { $, api, banner, h, say, time } from './dom.js';
+import { drawChart, leaves } from './statechart.js';
+import { renderThread } from './thread.js';
+
 // The dev phone. Everything shown comes from the server (`/dev/...`): a reload loses nothing.
 // Thread entries are ordered by the server's sequence number, never by arrival here.
-
-const $ = (id) => document.getElementById(id);
-const h = (tag, attrs = {}, ...children) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') el.className = v;
-    else if (k === 'text') el.textContent = v;
-    else el.setAttribute(k, v === true ? '' : String(v));
-  }
-  el.append(...children.filter((c) => c !== undefined && c !== null && c !== false));
-  return el;
-};
-const svg = (tag, attrs = {}) => {
-  const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-  return el;
-};
 
 const state = {
   server: null, // GET /dev/state
@@ -29,28 +15,6 @@ const state = {
   charts: new Map(),
 };
 const rank = { pending: 0, sent: 1, delivered: 2, errored: 2 };
-
-async function api(method, path, body) {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await res.json().catch(() => ({}));
-  return { ok: res.ok, status: res.status, data };
-}
-const say = (text) => {
-  $('status').textContent = text ?? '';
-};
-const banner = (text, tone = 'error') => {
-  $('banner').hidden = !text;
-  $('banner').className = `banner ${tone}`;
-  $('banner').textContent = text ?? '';
-};
-
-const time = (ms) =>
-  new Date(ms).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
-const money = (n) => (Math.round(n * 1e4) / 1e4).toString();
 
 // ---- loading ----
 
@@ -138,107 +102,11 @@ async function showPhone(phone) {
   }
   renderPicker();
   renderArmed(data.armed);
-  renderThread();
+  renderThread(state);
   renderPanel();
 }
 
 // ---- the thread ----
-
-/** seq → the element drawn for it, and what it was drawn from. */
-const rendered = new Map();
-
-function renderThread() {
-  const thread = $('thread');
-  const nearBottom = thread.scrollHeight - thread.scrollTop - thread.clientHeight < 80;
-  if (state.entries.length === 0) {
-    thread.replaceChildren(
-      h(
-        'p',
-        { class: 'empty' },
-        'Nothing here yet. Start a bot for this number, or broadcast from the short code and answer with a keyword.',
-      ),
-    );
-    return;
-  }
-  // Entries that did not change keep their element: no flicker, and a selection survives.
-  const children = state.entries.map((entry) => {
-    const sig = `${state.phone}:${entry.kind === 'sms' ? JSON.stringify(state.sms[entry.smsId]) : ''}`;
-    const known = rendered.get(entry.seq);
-    if (known?.sig === sig) return known.el;
-    const el = renderEntry(entry);
-    rendered.set(entry.seq, { el, sig });
-    return el;
-  });
-  const same =
-    children.length === thread.children.length &&
-    children.every((c, i) => thread.children[i] === c);
-  if (!same) thread.replaceChildren(...children);
-  if (nearBottom || thread.dataset.phone !== state.phone) thread.scrollTop = thread.scrollHeight;
-  thread.dataset.phone = state.phone;
-}
-
-function renderEntry(entry) {
-  if (entry.kind === 'notice') {
-    return h(
-      'div',
-      { class: `notice ${entry.tone}`, 'data-testid': 'notice', 'data-seq': entry.seq },
-      h('time', { text: time(entry.at) }),
-      entry.text,
-    );
-  }
-  if (entry.kind === 'reply') {
-    return h(
-      'div',
-      {
-        class: `msg me${entry.error ? ' failed' : ''}`,
-        'data-testid': 'reply',
-        'data-seq': entry.seq,
-      },
-      h('div', { class: 'bubble', text: entry.body }),
-      h(
-        'div',
-        { class: 'meta' },
-        h('time', { text: time(entry.at) }),
-        entry.error
-          ? h('span', { class: 'error', text: `not delivered: ${entry.error}` })
-          : '· sent',
-      ),
-    );
-  }
-  const sms = state.sms[entry.smsId];
-  if (!sms) return h('div', { class: 'notice', text: 'a message the emulator no longer holds' });
-  const reason = sms.status === 'errored' && sms.statusReason ? ` · ${sms.statusReason}` : '';
-  return h(
-    'div',
-    {
-      class: `msg them ${sms.status}`,
-      'data-testid': 'sms',
-      'data-seq': entry.seq,
-      'data-sms': sms.id,
-      'data-status': sms.status,
-    },
-    h('div', {
-      class: 'from',
-      text: sms.from === '' ? `short code ${state.server.shortCode}` : sms.from,
-    }),
-    h('div', { class: 'bubble', text: sms.body }),
-    h(
-      'div',
-      { class: 'meta' },
-      h('time', { text: time(entry.at) }),
-      h('span', {
-        class: `status-pill ${sms.status}`,
-        'data-testid': 'sms-status',
-        text: `${sms.status}${reason}`,
-        title: sms.statusReason || undefined,
-      }),
-      h('span', {
-        class: 'details',
-        text: `${sms.parts} part${sms.parts === 1 ? '' : 's'} · ${sms.encoding} · ${sms.characters} chars · price ${money(sms.price)}`,
-      }),
-    ),
-  );
-}
 
 function addEntry(entry) {
   if (state.entries.some((e) => e.seq === entry.seq)) return;
@@ -312,111 +180,6 @@ async function renderPanel() {
   drawChart(chart, c);
 }
 
-const leaves = (paths) => paths.filter((p) => !paths.some((o) => o.startsWith(`${p}.`)));
-
-function drawChart(chart, c) {
-  const box = $('statechart');
-  if (!chart?.nodes) {
-    box.replaceChildren(h('p', { class: 'muted small', text: chart?.error ?? 'no statechart' }));
-    return;
-  }
-  const active = new Set(c && c.bot === chart.bot ? c.activePaths : []);
-  const ended = c && c.status !== 'active';
-  const root = svg('svg', {
-    viewBox: `0 0 ${chart.width} ${chart.height}`,
-    // A little larger than laid out, so labels read well; CSS shrinks it to fit a phone.
-    width: Math.round(chart.width * 1.3),
-    height: Math.round(chart.height * 1.3),
-    'aria-label': `Statechart of ${chart.bot}`,
-  });
-  const defs = svg('defs');
-  const marker = svg('marker', {
-    id: 'arrow',
-    viewBox: '0 0 10 10',
-    refX: 9,
-    refY: 5,
-    markerWidth: 7,
-    markerHeight: 7,
-    orient: 'auto-start-reverse',
-  });
-  marker.append(svg('path', { d: 'M0 0 L10 5 L0 10 z', fill: '#8d96a8' }));
-  defs.append(marker);
-  root.append(defs);
-  for (const node of chart.nodes) {
-    if (node.kind === 'initial') {
-      root.append(
-        svg('circle', {
-          class: 'initial',
-          cx: node.x + node.width / 2,
-          cy: node.y + node.height / 2,
-          r: node.width / 2,
-        }),
-      );
-      continue;
-    }
-    const isActive = active.has(node.id);
-    const g = svg('g', {
-      class: `node ${node.kind}${isActive ? ' active' : ''}${isActive && ended && node.kind !== 'compound' ? ' ended' : ''}`,
-      'data-state': node.id,
-      'data-active': isActive,
-    });
-    const compound = node.kind === 'compound' || node.kind === 'parallel';
-    g.append(
-      svg('rect', {
-        x: node.x,
-        y: node.y,
-        width: node.width,
-        height: node.height,
-        rx: compound ? 12 : 10,
-      }),
-    );
-    if (node.kind === 'final') {
-      g.append(
-        svg('rect', {
-          class: 'inner',
-          x: node.x + 3,
-          y: node.y + 3,
-          width: node.width - 6,
-          height: node.height - 6,
-          rx: 8,
-        }),
-      );
-    }
-    const text = svg('text', {
-      x: compound ? node.x + 10 : node.x + node.width / 2,
-      y: compound ? node.y + 18 : node.y + node.height / 2 + 4.5,
-      'text-anchor': compound ? 'start' : 'middle',
-    });
-    text.textContent = node.label;
-    g.append(text);
-    root.append(g);
-  }
-  for (const edge of chart.edges) {
-    if (edge.points.length < 2) continue;
-    const g = svg('g', { class: 'edge' });
-    const d = edge.points.map((p, i) => `${i ? 'L' : 'M'}${p.x} ${p.y}`).join(' ');
-    g.append(svg('path', { d, 'marker-end': 'url(#arrow)' }));
-    if (edge.labelBox) {
-      const b = edge.labelBox;
-      g.append(
-        svg('rect', { x: b.x - 2, y: b.y - 1, width: b.width + 4, height: b.height + 2, rx: 3 }),
-      );
-      const t = svg('text', { y: b.y - 3, 'text-anchor': 'middle' });
-      for (const line of edge.label.split('\n')) {
-        const span = svg('tspan', { x: b.x + b.width / 2, dy: 14 });
-        span.textContent = line;
-        t.append(span);
-      }
-      g.append(t);
-    }
-    root.append(g);
-  }
-  box.replaceChildren(root);
-  $('chart-caption').textContent = c
-    ? `${chart.bot} · drawn from the machine definition · current state highlighted`
-    : `${chart.bot} · the bot selected in the start form`;
-}
-
 // ---- live updates ----
 
 function connect() {
@@ -429,14 +192,14 @@ function connect() {
       state.sms[sms.id] = sms;
     }
     addEntry(entry);
-    renderThread();
+    renderThread(state);
   });
   on('sms', ({ phone, sms }, seq) => {
     if (phone !== state.phone || seq <= state.loadedSeq) return;
     const known = state.sms[sms.id];
     if (known && rank[sms.status] < rank[known.status]) return;
     state.sms[sms.id] = sms;
-    renderThread();
+    renderThread(state);
   });
   on('conversation', ({ phone, conversation }, seq) => {
     if (phone !== state.phone || seq <= state.loadedSeq) return;
@@ -452,7 +215,7 @@ function connect() {
   on('reset', ({ phone }, seq) => {
     if (phone !== state.phone || seq <= state.loadedSeq) return;
     state.entries = [];
-    renderThread();
+    renderThread(state);
     renderArmed([]);
   });
   on('clock', ({ now }) => setClock(now));
