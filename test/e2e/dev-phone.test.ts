@@ -62,9 +62,19 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     // International numbers, formatted by libphonenumber-js.
     await expect.poll(() => page.getByTestId('phone-title').textContent()).toBe('+44 7911 123456');
     await page.getByLabel('Bot', { exact: true }).selectOption('appointment');
-    await page
-      .getByLabel('Start input')
-      .fill(JSON.stringify({ name: 'Ana', patient: 'Ana', at: 'Tuesday 2 December at 10:30' }));
+    // The form is prefilled from the bot's example input when it has one: keep its shape (the
+    // reference bots may change), with the person's name set to Ana.
+    const prefilled = JSON.parse((await page.getByLabel('Start input').inputValue()) || '{}');
+    const example = typeof prefilled === 'object' && prefilled !== null ? prefilled : {};
+    const nameKeys = Object.keys(example).filter((k) => /name|patient/i.test(k));
+    const input = {
+      at: 'Tuesday 2 December at 10:30',
+      ...example,
+      ...Object.fromEntries(
+        (nameKeys.length ? nameKeys : ['name', 'patient']).map((k) => [k, 'Ana']),
+      ),
+    };
+    await page.getByLabel('Start input').fill(JSON.stringify(input));
     await page.getByRole('button', { name: 'Start conversation' }).click();
 
     const first = page.getByTestId('sms').first();
