@@ -19,8 +19,10 @@ export { endConversation } from './bot/end-conversation.ts';
 export { loadBots } from './bot/load-bots.ts';
 export { normalizeKeyword } from './bot/normalize-keyword.ts';
 export { durations, parseDuration } from './bot/parse-duration.ts';
+export { type RecordEmitted, type RecordFields, record } from './bot/record.ts';
 export { reply } from './bot/reply.ts';
 export { failedWith, wasDelivered } from './bot/status-guards.ts';
+export { type ContactUpdate, updateContact } from './bot/update-contact.ts';
 export { createWorker, type Worker, type WorkerOptions } from './conversation/create-worker.ts';
 export { startConversation } from './conversation/start-conversation.ts';
 // Errors

@@ -15,6 +15,7 @@ import { createScheduler } from '../scheduler/create-scheduler.ts';
 import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
+import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
 import { openStore } from './open-store.ts';
@@ -70,6 +71,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     );
   }
   const registry = options.registry ?? (await loadBots(config.botsDir));
+  const compliance = createComplianceRules(config.locations);
   const opened = options.store ? undefined : openStore(config, logger);
   const store = options.store ?? opened!.store;
   const limiters =
@@ -109,6 +111,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         concurrency: config.workerConcurrency,
         leaseMs: config.leaseMs,
         outboxHandOff: sender?.handOff,
+        compliance,
         ...options.worker,
       })
     : undefined;
