@@ -149,7 +149,7 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await page.close();
   });
 
-  it('explains the short code, broadcasts so a keyword can be answered, and fails the next delivery with the reason picked', {
+  it('explains the short code, broadcasts so a keyword can be answered, fails the next delivery with the reason picked, resets the number and sends STOP', {
     timeout: 60_000,
   }, async () => {
     const bots = (await (await fetch(`${dev.url}/dev/bots`)).json()) as Array<{
@@ -202,6 +202,14 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
       .poll(() => page.getByTestId('conversation-status').textContent(), { timeout: 15_000 })
       .toBe('done');
     expect(await page.getByTestId('notice').first().textContent()).toMatch(/reset/);
+
+    // STOP: the opt-out confirmation arrives, and the panel says the number opted out.
+    await page.getByRole('button', { name: 'Send STOP' }).click();
+    await page.getByTestId('reply').filter({ hasText: 'STOP' }).waitFor({ timeout: 15_000 });
+    await page.getByTestId('opted-out').waitFor({ timeout: 15_000 });
+    await page.getByTestId('sms').first().waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Start conversation' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/opted out.*START/);
     await page.close();
   });
 });

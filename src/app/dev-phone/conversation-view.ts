@@ -16,6 +16,8 @@ export interface ConversationView {
   /** Every active state's path (`['survey', 'survey.comment']`), as the statechart names them. */
   activePaths: string[];
   context: unknown;
+  /** The phone opted out (STOP): it gets nothing but the opt-out confirmation until START. */
+  optedOut: boolean;
   startedAt: number;
   updatedAt: number;
   /** Changes whenever the record does. */
@@ -25,6 +27,7 @@ export interface ConversationView {
 export function toConversationView(
   record: ConversationRecord,
   registry: BotRegistry,
+  optedOut = false,
 ): ConversationView {
   const snapshot = (record.snapshot ?? {}) as { value?: unknown; context?: unknown };
   return {
@@ -37,9 +40,10 @@ export function toConversationView(
     state: snapshot.value,
     activePaths: activePaths(snapshot.value),
     context: snapshot.context,
+    optedOut,
     startedAt: record.startedAt,
     updatedAt: record.updatedAt,
-    revision: `${record.runId}:${record.seq}:${record.status}`,
+    revision: `${record.runId}:${record.seq}:${record.status}:${optedOut}`,
   };
 }
 

@@ -16,7 +16,15 @@ export async function endConversationNow(
   now: number,
 ): Promise<{ ended: boolean; note: string }> {
   const record = await store.getConversation(key);
-  if (record?.status !== 'active') return { ended: false, note: 'number reset' };
+  if (record?.status !== 'active') {
+    const optedOut = await store.isSuppressed(key);
+    return {
+      ended: false,
+      note: optedOut
+        ? 'number reset; it has opted out (STOP): text START from it to opt back in'
+        : 'number reset',
+    };
+  }
   const expiry = (await store.pendingTimers(key)).find(
     (timer) => timer.runId === record.runId && timer.sendId === expireSendId,
   );

@@ -109,6 +109,12 @@ export function phoneActionRoutes(deps: Deps): Router {
       });
       return;
     }
+    if (await store.isSuppressed({ location, phone })) {
+      res.status(409).json({
+        error: `${maskPhone(phone)} has opted out (STOP): nothing but the confirmation reaches it until it texts START`,
+      });
+      return;
+    }
     if (journal.open(phone)) journal.publish('phones', { phone, display: formatPhone(phone) });
     watch.remember(phone, active ? toConversationView(active, deps.bots.registry()) : null);
     const id = await startConversation(store, {

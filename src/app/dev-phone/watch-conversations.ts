@@ -44,8 +44,11 @@ export function watchConversations(deps: {
   let running: Promise<void> = Promise.resolve();
 
   const read = async (phone: string) => {
-    const record = await store.getConversation({ location, phone });
-    return record ? toConversationView(record, deps.registry()) : null;
+    const [record, optedOut] = await Promise.all([
+      store.getConversation({ location, phone }),
+      store.isSuppressed({ location, phone }),
+    ]);
+    return record ? toConversationView(record, deps.registry(), optedOut) : null;
   };
 
   const refresh = async (phones: readonly string[]) => {
@@ -69,6 +72,14 @@ export function watchConversations(deps: {
     const note = (text: string, tone: 'info' | 'warn' | 'error' = 'info') =>
       journal.append({ kind: 'notice', phone, at, text, tone });
     const fresh = before?.runId !== now.runId;
+    if (now.optedOut !== (before?.optedOut ?? false)) {
+      note(
+        now.optedOut
+          ? 'opted out: this number gets nothing but the confirmation until it texts START'
+          : 'opted back in',
+        now.optedOut ? 'warn' : 'info',
+      );
+    }
     if (!fresh && before.version !== now.version) {
       note(`${now.bot} migrated to version ${now.version} (was ${before.version})`);
     }

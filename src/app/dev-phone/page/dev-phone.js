@@ -161,6 +161,15 @@ async function renderPanel() {
         }),
         c.endedReason ? ` ${c.endedReason}` : '',
       ),
+      c.optedOut ? h('dt', { text: 'Opt-out' }) : '',
+      c.optedOut
+        ? h(
+            'dd',
+            { 'data-testid': 'opted-out' },
+            h('span', { class: 'tag errored', text: 'STOP' }),
+            ' until START',
+          )
+        : '',
       h('dt', { text: 'Since' }),
       h('dd', { text: time(c.startedAt) }),
     );
