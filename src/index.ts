@@ -23,6 +23,17 @@ export { type RecordEmitted, type RecordFields, record } from './bot/record.ts';
 export { reply } from './bot/reply.ts';
 export { failedWith, wasDelivered } from './bot/status-guards.ts';
 export { type ContactUpdate, updateContact } from './bot/update-contact.ts';
+// Compliance (docs/compliance.md)
+export { type ComplianceConfig, complianceConfigSchema } from './compliance/compliance-config.ts';
+export {
+  type ComplianceKind,
+  type ComplianceMatch,
+  type CompliancePolicy,
+  createCompliancePolicy,
+  type QuietHours,
+} from './compliance/create-compliance-policy.ts';
+export { normalizeComplianceText } from './compliance/normalize-compliance-text.ts';
+export { quietHoursEnd } from './compliance/quiet-hours-end.ts';
 export { createWorker, type Worker, type WorkerOptions } from './conversation/create-worker.ts';
 export { startConversation } from './conversation/start-conversation.ts';
 // Errors

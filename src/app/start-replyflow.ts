@@ -78,7 +78,9 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     options.sendLimiters ?? createSendLimiters(config.locations, opened?.redis, config.redisPrefix);
   const clients = options.clients ?? createMessagingClients(config, { logger, limiters });
   const secrets = new Map<string, string>();
+  const defaultCountries = new Map<string, string>();
   for (const location of config.locations) {
+    if (location.defaultCountry) defaultCountries.set(location.name, location.defaultCountry);
     if (location.webhookSecret) secrets.set(location.name, location.webhookSecret);
     else if (roles.web) {
       throw new ConfigError(
@@ -124,7 +126,15 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     const extra = options.extra?.({ store, registry, clock }) ?? [];
     // A web role next to a worker hands it the conversations its ingests make ready.
     server = createServer(
-      createHttpApp({ store, clock, logger, secrets, extra, inboxHandOff: worker?.handOff }),
+      createHttpApp({
+        store,
+        clock,
+        logger,
+        secrets,
+        defaultCountries,
+        extra,
+        inboxHandOff: worker?.handOff,
+      }),
     );
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());

@@ -73,6 +73,8 @@ export interface ReplyLoopOptions {
   /** Redis URL for the redis store; the shared test Redis by default. */
   redisUrl?: string;
   roles?: StartOptions['roles'];
+  /** The location's `defaultCountry` (for replies whose `from` is in national form). None by default. */
+  defaultCountry?: string;
   /** The location's compliance section (keywords, texts, quiet hours, loop guard); defaults otherwise. */
   compliance?: LocationConfig['compliance'];
   /** The messaging client's time-outs (a hung service's test); the client's defaults otherwise. */
@@ -114,6 +116,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
         apiKeySecret: 's',
         webhookSecret,
         rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
+        ...(options.defaultCountry && { defaultCountry: options.defaultCountry }),
         // Tests of other guarantees send many messages to one phone: the loop guard would drop
         // their answers (its own test sets it).
         compliance: options.compliance ?? { loopGuard: { max: 100_000, window: '1m' } },
