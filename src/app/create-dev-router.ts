@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { type ErrorRequestHandler, Router } from 'express';
-import type { CountryCode } from 'libphonenumber-js';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { EmulatorContext } from '../emulator/emulator-context.ts';
 import type { StoredSms } from '../emulator/message-store.ts';
@@ -51,8 +50,8 @@ export interface DevRouterOptions {
   registry?: BotRegistry;
   /** The embedded emulator: without it (a real provider configured) the phone cannot chat. */
   emulator?: EmulatorContext;
-  /** Country of numbers typed in national form (`06 12 34 56 78`). Default `FR`. */
-  defaultCountry?: CountryCode;
+  /** Country of numbers typed in national form (`06 12 34 56 78`), ISO 3166 alpha-2. Default `FR`. */
+  defaultCountry?: string | undefined;
   logger?: Logger;
 }
 

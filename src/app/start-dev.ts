@@ -57,6 +57,7 @@ export async function startDev(
         ...context,
         location: devConfig.locations[0]?.name ?? 'default',
         emulator: emulatorContext,
+        defaultCountry: devConfig.locations[0]?.defaultCountry,
         logger,
       }),
       ...extra,

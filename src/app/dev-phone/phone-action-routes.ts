@@ -1,4 +1,5 @@
 import express, { type Request, type Response, Router } from 'express';
+import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
 import { startConversation } from '../../conversation/start-conversation.ts';
 import { EmulatorApiError } from '../../emulator/emulator-api-error.ts';
@@ -33,7 +34,8 @@ type Deps = DevRouterOptions & {
 /** The dev phone's actions: what a person, the short code or the developer can do to a number. */
 export function phoneActionRoutes(deps: Deps): Router {
   const { store, location, emulator, journal, watch, clock } = deps;
-  const country = deps.defaultCountry ?? 'FR';
+  // The configuration checked it is a country code (`config.ts`).
+  const country = (deps.defaultCountry ?? 'FR') as CountryCode;
   const router = Router();
   router.use('/dev', express.json());
 
