@@ -18,6 +18,7 @@ import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
+import { logBotTexts } from './log-bot-texts.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
 
@@ -71,6 +72,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     );
   }
   const registry = options.registry ?? (await loadBots(config.botsDir));
+  if (!options.registry) logBotTexts(registry, logger);
   const compliance = createComplianceRules(config.locations);
   const opened = options.store ? undefined : openStore(config, logger);
   const store = options.store ?? opened!.store;
