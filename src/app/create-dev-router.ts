@@ -106,6 +106,18 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
   stops.push(
     bots.onChange?.((change) => {
       journal.publish('bots', { ...botsState(), reloaded: change.reloaded });
+      // A running conversation of a bot whose machine changed learns it at its next event.
+      for (const [phone, view] of watch.known()) {
+        const loaded = bots.registry().bots.get(view.bot)?.version;
+        if (view.status !== 'active' || !loaded || loaded === view.version) continue;
+        journal.append({
+          kind: 'notice',
+          phone,
+          at: options.clock.now(),
+          tone: 'warn',
+          text: `${view.bot} reloaded with a changed machine: this conversation is migrated at its next message, or ends if the bot has no migrate`,
+        });
+      }
       watch.poke();
     }) ?? (() => {}),
   );

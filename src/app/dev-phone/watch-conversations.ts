@@ -15,6 +15,8 @@ export interface ConversationWatch {
   serially(phone: string, append: () => void): void;
   /** Reads a phone's conversation now; later changes are told from this view. */
   read(phone: string): Promise<ConversationView | null>;
+  /** The last view read of each phone that has a conversation. */
+  known(): Array<[string, ConversationView]>;
   /** Takes `view` as what a phone had (before a start), so the start is noted. */
   remember(phone: string, view: ConversationView | null): void;
   stop(): void;
@@ -126,6 +128,9 @@ export function watchConversations(deps: {
     poke,
     serially(phone, append) {
       queue(() => [phone], append);
+    },
+    known() {
+      return [...seen].filter((entry): entry is [string, ConversationView] => entry[1] !== null);
     },
     remember(phone, view) {
       seen.set(phone, view);

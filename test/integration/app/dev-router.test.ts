@@ -157,6 +157,46 @@ describe('the dev phone API (replyflow dev)', () => {
     );
   });
 
+  it('tells a running conversation when its bot reloads with a changed machine', async () => {
+    const other = '33611223366';
+    await request(dev.url!).post('/dev/conversations').send({ bot: 'appointment', phone: other });
+    await waitFor(async () => {
+      const body = (await request(dev.url!).get(`/dev/phones/${other}`)).body;
+      return body.conversation?.status === 'active';
+    });
+    // A second dev router on the same store, whose bots reload with a changed appointment.
+    const bots = new Map(dev.registry.bots);
+    let changed = false;
+    bots.set('appointment', { ...bots.get('appointment')!, version: 'changed' });
+    let listener: ((change: { reloaded: string[]; errors: [] }) => void) | undefined;
+    const router = createDevRouter({
+      store: dev.store,
+      location: 'default',
+      clock: { now: () => Date.now() },
+      bots: {
+        registry: () => (changed ? { ...dev.registry, bots } : dev.registry),
+        errors: () => [],
+        onChange(fn) {
+          listener = fn;
+          return () => {};
+        },
+      },
+    });
+    const app = express().use(router);
+    expect((await request(app).get(`/dev/phones/${other}`)).body.conversation.status).toBe(
+      'active',
+    );
+    changed = true;
+    listener!({ reloaded: ['appointment'], errors: [] });
+    const thread = (await request(app).get(`/dev/phones/${other}`)).body;
+    expect(thread.entries.at(-1)).toMatchObject({
+      kind: 'notice',
+      text: expect.stringMatching(/appointment reloaded with a changed machine/),
+    });
+    expect(thread.conversation.loadedVersion).toBe('changed');
+    router.close();
+  });
+
   it('reset ends an active conversation as its expiry would, and clears the thread', async () => {
     const other = '33611223355';
     await request(dev.url!).post('/dev/conversations').send({ bot: 'appointment', phone: other });
