@@ -23,8 +23,20 @@ const startSchema = z.object({
 export function createDevRouter(options: {
   store: Store;
   registry: BotRegistry;
-  clock: Clock;
+  /** Dev's clock can be moved ahead (`advance`); due timers then fire. */
+  clock: Clock & { advance?(ms: number): void };
   location: string;
+  /** The live bots of `replyflow dev`: the current registry, load errors, and reloads. */
+  bots?: {
+    registry(): BotRegistry;
+    errors(): Array<{ file: string; message: string }>;
+    onChange?(
+      listener: (event: {
+        reloaded: string[];
+        errors: Array<{ file: string; message: string }>;
+      }) => void,
+    ): () => void;
+  };
 }): Router {
   const router = Router();
   router.get('/dev', (_req, res) => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 
 type Register = (program: Command) => void;
@@ -18,14 +19,26 @@ const commands: Record<string, () => Promise<Register>> = {
   contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+  chat: async () => (await import('./chat-command.ts')).registerChatCommand,
 };
+
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
 const program = new Command('replyflow')
   .description('Two-way SMS bots on XState and Redis')
+  .version(version, '-v, --version', 'print the version of replyflow')
   .showHelpAfterError();
 
 const wanted = process.argv[2];
 const loaders = wanted && wanted in commands ? [commands[wanted]!] : Object.values(commands);
 for (const register of new Set(await Promise.all(loaders.map((load) => load())))) register(program);
 
-await program.parseAsync(process.argv);
+// `replyflow nope --help` would print the top-level help as if `nope` existed: drop the help
+// flag, so commander says the command is unknown (and suggests the closest one), with exit 1.
+const unknown = wanted && !wanted.startsWith('-') && wanted !== 'help' && !(wanted in commands);
+const argv = unknown
+  ? process.argv.filter((arg, i) => i < 3 || (arg !== '--help' && arg !== '-h'))
+  : process.argv;
+await program.parseAsync(argv);

@@ -1,4 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger } from 'pino';
 
@@ -23,6 +24,11 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; tests pass a stream to capture and assert on them. */
   destination?: DestinationStream;
+  /**
+   * Human-readable lines (pino-pretty) instead of JSON, for `replyflow dev`; colours only when
+   * the destination is a terminal and NO_COLOR is unset. `start` keeps JSON for log collectors.
+   */
+  pretty?: { colorize: boolean };
 }
 
 /** The one logger factory: JSON lines, secrets redacted. Child loggers add `{ location, bot, conversation }`. */
@@ -33,6 +39,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       redact: { paths: redactedPaths, censor: '[redacted]' },
       base: { service: 'replyflow' },
     },
-    options.destination,
+    options.pretty
+      ? pretty({
+          colorize: options.pretty.colorize,
+          // Synchronous: a line is written before the process may exit on an error.
+          sync: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,service',
+          ...(options.destination ? { destination: options.destination } : {}),
+        })
+      : options.destination,
   );
 }

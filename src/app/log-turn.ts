@@ -1,0 +1,47 @@
+import type { StepOutcome } from '../conversation/run-step.ts';
+import type { Logger } from '../observability/logger.ts';
+import { maskPhone } from '../observability/mask-phone.ts';
+import type { Claim } from '../store/store.ts';
+import { formatStateValue } from './format-state-value.ts';
+
+/**
+ * The worker's `onStep` that logs each turn at `info`: the bot, the state before and after,
+ * and the masked phone. A delivery report that moves no state, and an event no bot takes, are
+ * logged at `debug` only: each message sent brings two reports.
+ */
+export function logTurn(logger: Logger): (outcome: StepOutcome, claim: Claim) => void {
+  return (outcome, claim) => {
+    if (!outcome.botId) {
+      if (logger.isLevelEnabled('debug')) {
+        logger.debug(
+          {
+            location: claim.location,
+            conversation: maskPhone(claim.phone),
+            reason: outcome.reason,
+          },
+          'event taken by no bot',
+        );
+      }
+      return;
+    }
+    const from = formatStateValue(outcome.stateBefore, '(start)');
+    const to = formatStateValue(
+      outcome.stateAfter,
+      outcome.error === undefined ? '(none)' : '(errored)',
+    );
+    const quiet = outcome.reason === 'status' && from === to;
+    const level = quiet ? 'debug' : 'info';
+    if (!logger.isLevelEnabled(level)) return;
+    logger[level](
+      {
+        location: claim.location,
+        bot: outcome.botId,
+        conversation: maskPhone(claim.phone),
+        event: outcome.reason,
+        from,
+        to,
+      },
+      `${outcome.botId}: ${from} → ${to}`,
+    );
+  };
+}
