@@ -46,6 +46,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           sync: true,
           translateTime: 'SYS:HH:MM:ss.l',
           ignore: 'pid,hostname,service',
+          singleLine: true,
           ...(options.destination ? { destination: options.destination } : {}),
         })
       : options.destination,
