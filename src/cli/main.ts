@@ -11,6 +11,7 @@ type Register = (program: Command) => void;
  */
 const commands: Record<string, () => Promise<Register>> = {
   start: async () => (await import('./serve-commands.ts')).registerServeCommands,
+  web: async () => (await import('./serve-commands.ts')).registerServeCommands,
   worker: async () => (await import('./serve-commands.ts')).registerServeCommands,
   dev: async () => (await import('./serve-commands.ts')).registerServeCommands,
   emulator: async () => (await import('./emulator-command.ts')).registerEmulatorCommand,
@@ -37,7 +38,9 @@ for (const register of new Set(await Promise.all(loaders.map((load) => load())))
 
 // `replyflow nope --help` would print the top-level help as if `nope` existed: drop the help
 // flag, so commander says the command is unknown (and suggests the closest one), with exit 1.
-const unknown = wanted && !wanted.startsWith('-') && wanted !== 'help' && !(wanted in commands);
+const known = (name: string) =>
+  name === 'help' || program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+const unknown = wanted !== undefined && !wanted.startsWith('-') && !known(wanted);
 const argv = unknown
   ? process.argv.filter((arg, i) => i < 3 || (arg !== '--help' && arg !== '-h'))
   : process.argv;
