@@ -37,7 +37,7 @@ export function logTurn(logger: Logger): (outcome: StepOutcome, claim: Claim) =>
         location: claim.location,
         bot: outcome.botId,
         conversation: maskPhone(claim.phone),
-        event: outcome.reason,
+        route: outcome.reason,
         from,
         to,
       },

@@ -41,9 +41,9 @@ export async function runChatLine(line: string, deps: ChatLineDeps): Promise<'qu
         return undefined;
       }
       session.advance(ms);
-      const offset = deps.dev.clock.offset();
+      const hours = Math.round(deps.dev.clock.offset() / 360_000) / 10;
       print.info(
-        `clock moved ${args.join('')} ahead (now ${new Date(deps.dev.clock.now()).toISOString()}, +${Math.round(offset / 60_000)} min in all)`,
+        `clock moved ${args.join('')} ahead (now ${new Date(deps.dev.clock.now()).toISOString()}, ${hours} h ahead of real time)`,
       );
       return undefined;
     }
