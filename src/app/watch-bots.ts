@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { register } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { BotRegistry, BotSource } from '../bot/bot-registry.ts';
 import { createBotRegistry } from '../bot/bot-registry.ts';
 import type { Bot } from '../bot/define-bot.ts';
@@ -76,8 +78,10 @@ export async function watchBots(options: WatchBotsOptions): Promise<LiveBots> {
     const problems: BotLoadError[] = [];
     const reloaded: string[] = [];
     let paths: string[];
+    let helpers: string;
     try {
       paths = await listBotFiles(dir);
+      helpers = await hashHelpers(dir, paths);
     } catch (error) {
       return { reloaded, errors: [{ file: shownPath(dir), message: (error as Error).message }] };
     }
@@ -85,8 +89,10 @@ export async function watchBots(options: WatchBotsOptions): Promise<LiveBots> {
     for (const file of paths) {
       let hash: string;
       try {
+        // A helper's change is a change of every bot: they are imported again with it.
         hash = createHash('sha256')
           .update(await readFile(file))
+          .update(helpers)
           .digest('hex')
           .slice(0, 16);
       } catch {
@@ -153,6 +159,13 @@ export async function watchBots(options: WatchBotsOptions): Promise<LiveBots> {
     }
   }
 
+  // Helpers a bot imports from the folder are read again with it (see bot-reload-hooks.mjs).
+  if (options.watch !== false && !hooked.has(dir)) {
+    hooked.add(dir);
+    register(new URL('./bot-reload-hooks.mjs', import.meta.url), {
+      data: { root: pathToFileURL(join(dir, '/')).href },
+    });
+  }
   const first = await load();
   if (first.errors.length > 0) {
     throw new ReplyflowError(
@@ -200,4 +213,27 @@ export async function watchBots(options: WatchBotsOptions): Promise<LiveBots> {
       watcher?.close();
     },
   };
+}
+
+/** Folders whose helper modules the reload hooks already follow (one registration each). */
+const hooked = new Set<string>();
+
+/** A hash of every file of the folder that is not a bot (helpers, data), sub-folders included. */
+async function hashHelpers(dir: string, bots: string[]): Promise<string> {
+  const hash = createHash('sha256');
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const files = entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    // Dependencies and hidden folders (.git) are not helpers; the path is checked below `dir`.
+    .filter(
+      (file) =>
+        !bots.includes(file) && !/(^|[/\\])(node_modules|\.[^/\\]+)[/\\]/.test(relative(dir, file)),
+    )
+    .sort();
+  for (const file of files) {
+    hash.update(file);
+    hash.update(await readFile(file).catch(() => ''));
+  }
+  return hash.digest('hex');
 }

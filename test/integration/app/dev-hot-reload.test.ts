@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/app/config.ts';
 import { type RunningDev, startDev } from '../../../src/app/start-dev.ts';
 import type { StoredSms } from '../../../src/emulator/index.ts';
+import { freePort } from '../../support/free-port.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 /** A bot file as a developer writes it: `text` is in its replies, `extra` adds a state (a new version). */
@@ -176,5 +178,66 @@ describe('replyflow dev reloads bots/ while it runs', () => {
     expect(dev.registry.bots.has('greeter')).toBe(true);
     await rm(join(dir, 'twin.ts'));
     await waitFor(() => dev.bots.errors().length === 0, { timeout: 2_000 });
+  });
+});
+
+describe('replyflow dev, as a process, reloads bots and the helpers they import', () => {
+  it('serves a new file, and a changed helper, within 2 s', { timeout: 60_000 }, async () => {
+    await mkdir(resolve('.scratch'), { recursive: true });
+    const dir = await mkdtemp(join(resolve('.scratch'), 'hot-reload-cli-'));
+    await mkdir(join(dir, 'lib'));
+    await writeFile(join(dir, 'lib', 'text.ts'), "export const greeting = 'helper v1';\n");
+    await writeFile(
+      join(dir, 'greeter.ts'),
+      `import { setup } from 'xstate';
+import { defineBot, reply } from 'replyflow';
+import { greeting } from './lib/text.ts';
+export default defineBot({ id: 'greeter', machine: setup({}).createMachine({ entry: reply(greeting) }) });
+`,
+    );
+    const port = await freePort();
+    const child = spawn(process.execPath, ['bin/replyflow.js', 'dev', '--port', String(port)], {
+      env: { PATH: process.env.PATH, REPLYFLOW_BOTS_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    const url = `http://127.0.0.1:${port}`;
+    const greet = async (phone: string) => {
+      await fetch(`${url}/dev/conversations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ bot: 'greeter', phone }),
+      });
+      return waitFor(
+        async () =>
+          ((await (await fetch(`${url}/_emulator/messages?to=${phone}`)).json()) as StoredSms[])[0]
+            ?.body,
+        { message: `greeted ${phone}` },
+      );
+    };
+    try {
+      await waitFor(() => output.includes('dev phone:'), { timeout: 20_000, message: output });
+      expect(await greet('33611000101')).toBe('helper v1');
+      await writeFile(join(dir, 'lib', 'text.ts'), "export const greeting = 'helper v2';\n");
+      await waitFor(() => output.includes("bot 'greeter' reloaded"), {
+        timeout: 2_000,
+        message: 'the helper change reloaded the bot',
+      });
+      expect(await greet('33611000102')).toBe('helper v2');
+      await writeFile(join(dir, 'second.ts'), botFile('second', 'two'));
+      await waitFor(
+        async () =>
+          ((await (await fetch(`${url}/dev/bots`)).json()) as { id: string }[]).some(
+            (bot) => bot.id === 'second',
+          ),
+        { timeout: 2_000, message: 'the new bot served' },
+      );
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((done) => child.once('exit', done));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
