@@ -23,7 +23,7 @@ function after(lines: string[], start: RegExp): string[] {
   return at < 0 ? [] : lines.slice(at + 1);
 }
 
-describe('replyflow chat, driven through a pipe', () => {
+describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
   it('shows the first message, answers oui, and /state prints the state', async () => {
     const result = await chat(
       [

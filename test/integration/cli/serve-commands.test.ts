@@ -51,7 +51,7 @@ const otherAddress = Object.values(networkInterfaces())
   .flat()
   .find((entry) => entry && entry.family === 'IPv4' && !entry.internal)?.address;
 
-describe('replyflow --version and --help', () => {
+describe('replyflow --version and --help', { timeout: 90_000 }, () => {
   it('prints the version of package.json', async () => {
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     const run = replyflow(['--version']);
@@ -99,7 +99,7 @@ describe('replyflow --version and --help', () => {
   });
 });
 
-describe('replyflow dev on the network', () => {
+describe('replyflow dev on the network', { timeout: 90_000 }, () => {
   it('cannot be reached on a non-loopback address of this machine', async (context) => {
     if (!otherAddress) {
       context.skip('this machine has no non-loopback IPv4 address to connect to');
@@ -112,6 +112,20 @@ describe('replyflow dev on the network', () => {
     expect(await reachable(otherAddress, openPort)).toBe(true);
     open.close();
 
+    // `replyflow dev` as a newcomer runs it: no --host.
+    const port = await freePort();
+    const run = replyflow(['dev', '--port', String(port)], {
+      REPLYFLOW_BOTS_DIR: 'test/fixtures/echo-bot-only',
+    });
+    await waitFor(() => run.output.stdout.includes('dev phone:'), {
+      timeout: 15_000,
+      message: `dev up (${run.output.stderr})`,
+    });
+    expect(await reachable('127.0.0.1', port)).toBe(true);
+    expect(await reachable(otherAddress, port)).toBe(false);
+    run.child.kill('SIGTERM');
+    await run.exited;
+    // And startDev, as the library gives it, defaults to loopback too.
     const config = await loadConfig({
       PORT: '0',
       REPLYFLOW_BOTS_DIR: resolve('test/fixtures/echo-bot-only'),
@@ -119,9 +133,9 @@ describe('replyflow dev on the network', () => {
     });
     const dev = await startDev(config, pino({ level: 'silent' }), { watch: false });
     try {
-      const port = Number(new URL(dev.url).port);
-      expect(await reachable('127.0.0.1', port)).toBe(true);
-      expect(await reachable(otherAddress, port)).toBe(false);
+      const devPort = Number(new URL(dev.url).port);
+      expect(await reachable('127.0.0.1', devPort)).toBe(true);
+      expect(await reachable(otherAddress, devPort)).toBe(false);
     } finally {
       await dev.close();
     }
@@ -166,7 +180,7 @@ describe('replyflow dev on the network', () => {
   });
 });
 
-describe('start and web never serve the dev routes', () => {
+describe('start and web never serve the dev routes', { timeout: 90_000 }, () => {
   it('answer 404 on /dev and /_emulator, where dev answers', async () => {
     const emulator = await startEmulator({
       port: 0,

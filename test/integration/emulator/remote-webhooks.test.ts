@@ -72,7 +72,9 @@ describe('the emulator calls only this machine unless allowed', () => {
     expect((await register(emulator.baseUrl, 'https://bots.example.com/hooks')).status).toBe(201);
   });
 
-  it('replyflow emulator --allow-remote-webhooks accepts them; --host beyond loopback warns', async () => {
+  it('replyflow emulator --allow-remote-webhooks accepts them; --host beyond loopback warns', {
+    timeout: 60_000,
+  }, async () => {
     const child = spawn(
       process.execPath,
       [
