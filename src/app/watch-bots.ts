@@ -1,22 +1,16 @@
-import { createHash } from 'node:crypto';
 import { type FSWatcher, watch } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
 import { register } from 'node:module';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BotRegistry, BotSource } from '../bot/bot-registry.ts';
+import type { BotRegistry } from '../bot/bot-registry.ts';
 import { createBotRegistry } from '../bot/bot-registry.ts';
-import type { Bot } from '../bot/define-bot.ts';
-import { importBotFile, listBotFiles, shownPath } from '../bot/load-bots.ts';
+import { shownPath } from '../bot/load-bots.ts';
 import { errorCodes, ReplyflowError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { type BotLoadError, createBotFolder } from './create-bot-folder.ts';
 import { reportBotChanges } from './report-bot-changes.ts';
 
-/** A bot file that cannot serve, and why. */
-export interface BotLoadError {
-  file: string;
-  message: string;
-}
+export type { BotLoadError } from './create-bot-folder.ts';
 
 /** What one reload changed: the ids of the bots read again, and the files that fail now. */
 export interface BotsChange {
@@ -51,13 +45,6 @@ export interface WatchBotsOptions {
   watch?: boolean;
 }
 
-interface FileState {
-  hash: string;
-  /** The bots this file serves: the last version that loaded. */
-  bots: Bot[];
-  error?: string;
-}
-
 /**
  * Loads the bots of `dir`, then watches the folder (recursively: `fs.watch` does it on Linux
  * since Node 20) and reloads within `debounceMs` of a change. A file whose content changed is
@@ -68,62 +55,24 @@ interface FileState {
 export async function watchBots(options: WatchBotsOptions): Promise<LiveBots> {
   const { logger } = options;
   const dir = resolve(options.dir);
-  const files = new Map<string, FileState>();
+  const folder = createBotFolder(dir);
   const listeners = new Set<(change: BotsChange) => void>();
   let current: BotRegistry = { bots: new Map(), byKeyword: new Map(), fallback: undefined };
   let errors: BotLoadError[] = [];
   let started = false;
 
   async function load(): Promise<BotsChange> {
-    const problems: BotLoadError[] = [];
-    const reloaded: string[] = [];
-    let paths: string[];
-    let helpers: string;
+    const read = await folder.read();
+    const problems = [...read.errors];
+    let reloaded = read.reloaded;
     try {
-      paths = await listBotFiles(dir);
-      helpers = await hashHelpers(dir, paths);
-    } catch (error) {
-      return { reloaded, errors: [{ file: shownPath(dir), message: (error as Error).message }] };
-    }
-    for (const known of [...files.keys()]) if (!paths.includes(known)) files.delete(known);
-    for (const file of paths) {
-      let hash: string;
-      try {
-        // A helper's change is a change of every bot: they are imported again with it.
-        hash = createHash('sha256')
-          .update(await readFile(file))
-          .update(helpers)
-          .digest('hex')
-          .slice(0, 16);
-      } catch {
-        continue; // Deleted between the listing and the read: the next event reloads.
-      }
-      const known = files.get(file);
-      if (known?.hash === hash) {
-        if (known.error) problems.push({ file: shownPath(file), message: known.error });
-        continue;
-      }
-      // The content hash names the module instance: a file put back as it was reuses it.
-      const loaded = await importBotFile(file, hash);
-      if ('error' in loaded) {
-        files.set(file, { hash, bots: known?.bots ?? [], error: loaded.error });
-        problems.push({ file: shownPath(file), message: loaded.error });
-      } else {
-        files.set(file, { hash, bots: loaded.bots });
-        reloaded.push(...loaded.bots.map((bot) => bot.id));
-      }
-    }
-    const sources: BotSource[] = [...files].flatMap(([file, state]) =>
-      state.bots.map((bot) => ({ bot, file: shownPath(file) })),
-    );
-    try {
-      const next = createBotRegistry(sources);
+      const next = createBotRegistry(read.sources);
       if (started) reportBotChanges(current, next, logger);
       current = next;
     } catch (error) {
       // Two bots with one id, a keyword claimed twice: the previous set keeps serving.
       problems.push({ file: shownPath(dir), message: (error as Error).message });
-      reloaded.length = 0;
+      reloaded = [];
     }
     return { reloaded, errors: problems };
   }
@@ -217,23 +166,3 @@ export async function watchBots(options: WatchBotsOptions): Promise<LiveBots> {
 
 /** Folders whose helper modules the reload hooks already follow (one registration each). */
 const hooked = new Set<string>();
-
-/** A hash of every file of the folder that is not a bot (helpers, data), sub-folders included. */
-async function hashHelpers(dir: string, bots: string[]): Promise<string> {
-  const hash = createHash('sha256');
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const files = entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
-    // Dependencies and hidden folders (.git) are not helpers; the path is checked below `dir`.
-    .filter(
-      (file) =>
-        !bots.includes(file) && !/(^|[/\\])(node_modules|\.[^/\\]+)[/\\]/.test(relative(dir, file)),
-    )
-    .sort();
-  for (const file of files) {
-    hash.update(file);
-    hash.update(await readFile(file).catch(() => ''));
-  }
-  return hash.digest('hex');
-}
