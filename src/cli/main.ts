@@ -21,6 +21,8 @@ const commands: Record<string, () => Promise<Register>> = {
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
   chat: async () => (await import('./chat-command.ts')).registerChatCommand,
+  results: async () => (await import('./results-command.ts')).registerResultsCommand,
+  bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
 };
 
 const { version } = JSON.parse(
