@@ -6,11 +6,26 @@ import { formatStateValue } from './format-state-value.ts';
 
 /**
  * The worker's `onStep` that logs each turn at `info`: the bot, the state before and after,
- * and the masked phone. A delivery report that moves no state, and an event no bot takes, are
- * logged at `debug` only: each message sent brings two reports.
+ * and the masked phone; a compliance keyword (STOP, HELP…), which no bot sees, says which. A
+ * delivery report that moves no state, and an event no bot takes, are logged at `debug` only:
+ * each message sent brings two reports.
  */
 export function logTurn(logger: Logger): (outcome: StepOutcome, claim: Claim) => void {
   return (outcome, claim) => {
+    if (outcome.route === 'compliance') {
+      // STOP, START, HELP…: answered before any bot; an opt-out ends the conversation.
+      logger.info(
+        {
+          location: claim.location,
+          bot: outcome.botId,
+          conversation: maskPhone(claim.phone),
+          compliance: outcome.reason,
+          ended: outcome.ended?.code,
+        },
+        `compliance: ${outcome.reason}${outcome.ended ? ` (${outcome.ended.botId} ended: ${outcome.ended.code})` : ''}`,
+      );
+      return;
+    }
     if (!outcome.botId) {
       if (logger.isLevelEnabled('debug')) {
         logger.debug(

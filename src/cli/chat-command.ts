@@ -92,7 +92,13 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
     embedded: true,
     watch: false,
     onStep(outcome, claim) {
-      if (claim.phone !== phone || !outcome.botId) return;
+      if (claim.phone !== phone) return;
+      if (outcome.route === 'compliance') {
+        const ended = outcome.ended ? `; ${outcome.ended.botId} ended: ${outcome.ended.code}` : '';
+        print.info(`compliance: ${outcome.reason}, answered before any bot${ended}`);
+        return;
+      }
+      if (!outcome.botId) return;
       const from = formatStateValue(outcome.stateBefore, '(start)');
       const to = formatStateValue(outcome.stateAfter, '(none)');
       if (outcome.error) print.error(`the bot threw: ${String(outcome.error)}`);

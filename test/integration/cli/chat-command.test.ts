@@ -59,7 +59,7 @@ describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
   it('/advance fires due timers, /fail makes the next SMS fail, and unknown input is explained', async () => {
     const result = await chat(
       ['reminder', '--phone', '06 12 34 56 70'],
-      '/fail EXPIRED\n/advance 25h\n/state\n/advance soon\n/teleport\n/fail LOST\n/quit\nnever read\n',
+      '/fail EXPIRED\n/advance 25h\n/state\n/advance soon\n/teleport\n/fail LOST\n/stop\n/state\n/quit\nnever read\n',
       { REPLYFLOW_BOTS_DIR: 'test/fixtures/bots' },
     );
     expect(result.code).toBe(0);
@@ -78,6 +78,9 @@ describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
     expect(out).toMatch(/\/advance needs a duration/);
     expect(out).toMatch(/unknown command \/teleport/);
     expect(out).toMatch(/\/fail needs a reason: EXPIRED/);
+    // /stop sends STOP: the opt-out is answered before any bot, and ends the conversation.
+    expect(out).toMatch(/you ▸ STOP\ncompliance: opt-out.*reminder ended: opted_out/);
+    expect(out).toMatch(/state: \S+ \(bot reminder, .*done, ended: opted_out\)/);
     expect(out).not.toContain('never read');
   });
 
