@@ -100,7 +100,18 @@ export async function startDev(
       registry: bots.live,
       clock,
       worker: { onStep: options.onStep },
-      extra: (context) => [createDevRouter({ ...context, clock, bots, location }), ...extra],
+      extra: (context) => [
+        createDevRouter({
+          ...context,
+          clock,
+          bots,
+          location,
+          emulator: emulator?.context,
+          defaultCountry: devConfig.locations[0]?.defaultCountry,
+          logger,
+        }),
+        ...extra,
+      ],
     });
     // Timers the jump made due fire now, not at the scheduler's next sweep.
     clock.onAdvance(() => {
