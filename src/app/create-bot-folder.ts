@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import type { BotSource } from '../bot/bot-registry.ts';
 import type { Bot } from '../bot/define-bot.ts';
 import { importBotFile, listBotFiles, shownPath } from '../bot/load-bots.ts';
@@ -80,19 +80,22 @@ function sourcesOf(files: Map<string, FileState>): BotSource[] {
 /** A hash of every file of the folder that is not a bot (helpers, data), sub-folders included. */
 async function hashHelpers(dir: string, bots: string[]): Promise<string> {
   const hash = createHash('sha256');
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const files = entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name))
-    // Dependencies and hidden folders (.git) are not helpers; the path is checked below `dir`.
-    .filter(
-      (file) =>
-        !bots.includes(file) && !/(^|[/\\])(node_modules|\.[^/\\]+)[/\\]/.test(relative(dir, file)),
-    )
-    .sort();
-  for (const file of files) {
+  for (const file of (await helperFiles(dir)).filter((f) => !bots.includes(f)).sort()) {
     hash.update(file);
     hash.update(await readFile(file).catch(() => ''));
   }
   return hash.digest('hex');
+}
+
+/** Every file below `dir`, except in dependencies and hidden folders (node_modules, .git). */
+async function helperFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isFile()) files.push(path);
+    else if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) {
+      files.push(...(await helperFiles(path).catch(() => [])));
+    }
+  }
+  return files;
 }
