@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger, pino } from 'pino';
-import pretty from 'pino-pretty';
+import type pretty from 'pino-pretty';
+
+// Loaded only for `dev`: the JSON logs of `start` and `worker` do not pay for its start-up.
+const load = createRequire(import.meta.url);
 
 export type { Logger } from 'pino';
 
@@ -40,7 +44,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { service: 'replyflow' },
     },
     options.pretty
-      ? pretty({
+      ? (load('pino-pretty') as typeof pretty)({
           colorize: options.pretty.colorize,
           // Synchronous: a line is written before the process may exit on an error.
           sync: true,
