@@ -149,7 +149,7 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await page.close();
   });
 
-  it('explains the short code, broadcasts so a keyword can be answered, fails the next delivery with the reason picked, resets the number and sends STOP', {
+  it('explains the short code, broadcasts so a keyword can be answered, fails the next delivery with the reason picked, resets the number, sends STOP and moves the clock', {
     timeout: 60_000,
   }, async () => {
     const bots = (await (await fetch(`${dev.url}/dev/bots`)).json()) as Array<{
@@ -210,6 +210,14 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await page.getByTestId('sms').first().waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Start conversation' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toMatch(/opted out.*START/);
+
+    // The dev clock moves a day ahead: the page shows it, and the thread notes it.
+    const devNow = async () =>
+      ((await (await fetch(`${dev.url}/dev/state`)).json()) as { now: number }).now;
+    const before = await devNow();
+    await page.getByRole('button', { name: '+24 h' }).click();
+    await page.getByTestId('notice').filter({ hasText: 'clock moved forward 24h' }).waitFor();
+    expect((await devNow()) - before).toBeGreaterThanOrEqual(24 * 3_600_000);
     await page.close();
   });
 });
