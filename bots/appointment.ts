@@ -12,6 +12,7 @@ interface Input {
 export default defineBot({
   id: 'appointment',
   triggers: { keywords: ['RDV'] },
+  exampleInput: { patient: 'Ana', at: 'Tuesday 2 December at 10:30' },
   machine: setup({
     types: {
       context: {} as { patient: string; at: string; tries: number },

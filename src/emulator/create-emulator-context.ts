@@ -1,6 +1,5 @@
 import { createLogger } from '../observability/logger.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
-import { DeliveryFailures } from './delivery-failures.ts';
 import { DeliveryLog } from './delivery-log.ts';
 import type { EmulatorContext } from './emulator-context.ts';
 import { type EmulatorOptions, resolveEmulatorOptions, seededColumns } from './emulator-options.ts';
@@ -8,6 +7,7 @@ import { EndpointFaults } from './endpoint-faults.ts';
 import { EventStream } from './event-stream.ts';
 import { LocationStore } from './location-store.ts';
 import { MessageStore } from './message-store.ts';
+import { NextFailures } from './next-failures.ts';
 import { PendingWork } from './pending-work.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { RequestLog } from './request-log.ts';
@@ -40,7 +40,7 @@ export function createEmulatorContext(
     columns: (venueId) => seededColumns(config, venueId),
   });
   const outcomes: EmulatorContext['outcomes'] = new Map();
-  const failures = new DeliveryFailures();
+  const nextFailures = new NextFailures();
   const deliveryLog = new DeliveryLog();
   const requestLog = new RequestLog();
   const endpointFaults = new EndpointFaults(deps.random);
@@ -61,7 +61,7 @@ export function createEmulatorContext(
     messages,
     locations,
     outcomes,
-    failures,
+    nextFailures,
     work,
     dispatcher,
     events,
@@ -75,7 +75,7 @@ export function createEmulatorContext(
     messages,
     locations,
     outcomes,
-    failures,
+    nextFailures,
     work,
     lifecycle,
     dispatcher,
@@ -91,7 +91,7 @@ export function createEmulatorContext(
       messages.clear();
       locations.clear();
       outcomes.clear();
-      failures.clear();
+      nextFailures.clear();
       deliveryLog.clear();
       requestLog.clear();
       endpointFaults.clear();

@@ -1,12 +1,12 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import type { DeliveryFailures } from './delivery-failures.ts';
 import type { DeliveryLog } from './delivery-log.ts';
 import type { EmulatorConfig, RecipientOutcome } from './emulator-options.ts';
 import type { EndpointFaults } from './endpoint-faults.ts';
 import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
 import type { MessageStore } from './message-store.ts';
+import type { NextFailures } from './next-failures.ts';
 import type { PendingWork } from './pending-work.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { RequestLog } from './request-log.ts';
@@ -22,8 +22,8 @@ export interface EmulatorContext {
   messages: MessageStore;
   locations: LocationStore;
   outcomes: Map<string, RecipientOutcome>;
-  /** One-shot failures: the next SMS to a number ends errored with a given reason. */
-  failures: DeliveryFailures;
+  /** One-shot failures for the next SMS to a number. */
+  nextFailures: NextFailures;
   work: PendingWork;
   lifecycle: SmsLifecycle;
   dispatcher: WebhookDispatcher;

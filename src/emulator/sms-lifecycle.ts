@@ -4,11 +4,11 @@ import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { SendSmsRequest } from '../provider/schemas/sms.ts';
 import type { Clock } from '../scheduler/clock.ts';
-import { type DeliveryFailures, failsBeforeSending } from './delivery-failures.ts';
 import type { EmulatorConfig, RecipientOutcome } from './emulator-options.ts';
 import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
 import { type MessageStore, type StoredSms, toServiceSms } from './message-store.ts';
+import type { NextFailures } from './next-failures.ts';
 import type { PendingWork } from './pending-work.ts';
 import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 
@@ -18,8 +18,8 @@ export interface SmsLifecycleDeps {
   locations: LocationStore;
   /** What each recipient's handset does; a number not listed gets `delivered`. */
   outcomes: Map<string, RecipientOutcome>;
-  /** One-shot failures armed through the control API. */
-  failures: DeliveryFailures;
+  /** One-shot failures armed for the next SMS to a number (the dev phone's). */
+  nextFailures?: NextFailures;
   work: PendingWork;
   dispatcher: WebhookDispatcher;
   events: EventStream;
@@ -34,9 +34,6 @@ export interface SmsLifecycleDeps {
  * none for a silent handset). Each change after pending sends an `sms.status` notification.
  */
 export class SmsLifecycle {
-  /** sms id → the reason it will fail with (an armed one-shot failure). */
-  readonly #doomed = new Map<string, string>();
-
   constructor(private readonly deps: SmsLifecycleDeps) {}
 
   /** Stores a validated request as a pending SMS and schedules its processing. */
@@ -55,8 +52,7 @@ export class SmsLifecycle {
       parts: new SegmentedMessage(request.body).segmentsCount,
       location,
     });
-    const doomed = this.deps.failures.take(sms.to);
-    if (doomed !== undefined) this.#doomed.set(sms.id, doomed);
+    this.deps.nextFailures?.bind(sms.to, sms.id);
     this.deps.events.publish('sms.created', sms);
     this.deps.logger.info(
       { location, sms: sms.id, to: maskPhone(sms.to), parts: sms.parts },
@@ -70,19 +66,16 @@ export class SmsLifecycle {
     const { messages, locations, config, work } = this.deps;
     const sms = messages.get(id);
     if (!sms) return;
-    const doomed = this.#doomed.get(id);
-    if (doomed !== undefined && failsBeforeSending.has(doomed)) {
-      this.#doomed.delete(id);
-      this.#change(id, { status: 'errored', statusReason: doomed, price: 0 });
-      return;
-    }
-    if (this.#outcome(sms) === 'invalid') {
+    const forced = this.deps.nextFailures?.of(id);
+    if (this.#outcome(sms) === 'invalid' || forced === 'invalid_phone_number') {
+      this.deps.nextFailures?.settle(id);
       this.#change(id, { status: 'errored', statusReason: 'invalid_phone_number', price: 0 });
       return;
     }
     const account = locations.get(sms.location);
     const price = roundMoney(sms.parts * config.unitPrice);
-    if (account.balance < price) {
+    if (account.balance < price || forced === 'insufficient_balance') {
+      this.deps.nextFailures?.settle(id);
       this.#change(id, { status: 'errored', statusReason: 'insufficient_balance', price: 0 });
       return;
     }
@@ -94,10 +87,9 @@ export class SmsLifecycle {
   #report(id: string): void {
     const sms = this.deps.messages.get(id);
     if (!sms) return;
-    const doomed = this.#doomed.get(id);
-    if (doomed !== undefined) {
-      this.#doomed.delete(id);
-      this.#change(id, { status: 'errored', statusReason: doomed });
+    if (this.deps.nextFailures?.of(id) === 'EXPIRED') {
+      this.deps.nextFailures.settle(id);
+      this.#change(id, { status: 'errored', statusReason: 'EXPIRED' });
       return;
     }
     switch (this.#outcome(sms)) {

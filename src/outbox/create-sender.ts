@@ -1,3 +1,4 @@
+import { describeEncoding, lintMessage } from '../bot/lint-message.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
@@ -223,7 +224,15 @@ export function createSender(options: SenderOptions) {
         return { kind: 'error', error } as const;
       }
       // Outside the try: a store failure here is not a send failure (the message went out).
-      return recorded(claim, message, record(message, smsId));
+      const sent = record(message, smsId);
+      if (sent.encoding === 'UCS-2' || (sent.parts ?? 1) > 2) {
+        // The static texts were linted when the bots loaded; this one may have been computed.
+        logFor(message).info(
+          { outbox: message.id, encoding: sent.encoding, parts: sent.parts },
+          `sent in ${sent.encoding}, ${sent.parts} part(s): ${lintMessage(message.body).warnings.join('; ')}`,
+        );
+      }
+      return recorded(claim, message, sent);
     });
     // A failure is handled outside the window: the service took nothing to record.
     return sent.kind === 'error' ? handleFailure(claim, message, sent.error) : sent;
@@ -370,5 +379,11 @@ function record(message: OutboundMessage, smsId: string): MessageRecord {
     runId: message.runId,
     botId: message.botId,
     outboxId: message.id,
+    // What the text costs, as sent (the service's own count, from its statuses, comes later).
+    ...(message.contact
+      ? {}
+      : (({ encoding, segments }) => ({ encoding, parts: segments }))(
+          describeEncoding(message.body),
+        )),
   };
 }

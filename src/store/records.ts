@@ -185,6 +185,8 @@ export interface MessageRecord extends ConversationKey {
   runId?: string;
   botId?: string;
   outboxId?: string;
+  /** The text's encoding as sent (a GSM-7 text costs 160 characters a part, UCS-2 70). */
+  encoding?: 'GSM-7' | 'UCS-2';
   parts?: number;
   price?: number;
   createdAt?: string;

@@ -162,13 +162,16 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
     },
     async failNextDelivery(number, reason) {
       const phone = phoneOf(number);
-      const answer = await fetch(`${emulator.url}/_emulator/delivery-failures`, {
+      const answer = await fetch(`${emulator.url}/_emulator/next-failures`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ to: phone.number, statusReason: reason }),
+        body: JSON.stringify({ phone: phone.number, reason }),
       });
       if (answer.status !== 201) {
-        throw new Error(`the emulator refused the failure: ${await answer.text()}`);
+        const body = (await answer.json().catch(() => ({}))) as { error?: { message?: string } };
+        throw new Error(
+          `cannot fail the next delivery with '${reason}': ${body.error?.message ?? answer.status} (use EXPIRED, invalid_phone_number or insufficient_balance)`,
+        );
       }
     },
     waitUntilIdle: idle,

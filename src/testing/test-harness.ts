@@ -44,9 +44,10 @@ export interface TestHarness {
    */
   advance(by: string | number): Promise<void>;
   /**
-   * The next SMS to the phone ends `errored` with this reason (`EXPIRED`,
-   * `invalid_phone_number`, `insufficient_balance`, or any text), through the emulator's
-   * control API. The bot hears it as an `sms.status` event.
+   * The next SMS to the phone ends `errored` with this reason, through the emulator's control
+   * API (`POST /_emulator/next-failures`): `EXPIRED` (sent, then not delivered),
+   * `invalid_phone_number` or `insufficient_balance` (never sent, price 0), the service's known
+   * reasons. The bot hears it as an `sms.status` event.
    */
   failNextDelivery(phone: string | TestPhone, reason: string): Promise<void>;
   /** Resolves once no event, send or status is on its way (see `waitUntilIdle`). */

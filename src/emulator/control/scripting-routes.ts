@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { parseRequest } from '../api/parse-request.ts';
-import { deliveryFailureRequestSchema } from '../delivery-failures.ts';
 import type { EmulatorContext } from '../emulator-context.ts';
 import { endpointFaultRequestSchema } from '../endpoint-faults.ts';
+import { nextFailureRequestSchema } from '../next-failures.ts';
 import { simulateReply, simulateReplyRequestSchema } from '../simulate-reply.ts';
 import { webhookFaultRequestSchema } from '../webhook-faults.ts';
 
@@ -38,18 +38,18 @@ export function scriptingRoutes(context: EmulatorContext): Router {
     res.json({ phone: req.params.phone, outcome });
   });
 
-  router.post('/delivery-failures', (req, res) => {
-    const failure = parseRequest(deliveryFailureRequestSchema, req.body);
-    context.failures.add(failure);
-    res.status(201).json(failure);
+  router.post('/next-failures', (req, res) => {
+    const { phone, reason } = parseRequest(nextFailureRequestSchema, req.body);
+    context.nextFailures.arm(phone, reason);
+    res.status(201).json({ phone, reason });
   });
 
-  router.get('/delivery-failures', (_req, res) => {
-    res.json(context.failures.list());
+  router.get('/next-failures', (_req, res) => {
+    res.json(context.nextFailures.list());
   });
 
-  router.delete('/delivery-failures', (_req, res) => {
-    context.failures.clear();
+  router.delete('/next-failures', (_req, res) => {
+    context.nextFailures.clear();
     res.status(204).send();
   });
 

@@ -102,3 +102,20 @@ describe('lintMessage', () => {
     });
   });
 });
+
+describe('describeEncoding, the sender’s fast count', () => {
+  it('agrees with sms-segments-calculator on GSM-7 texts of every length to 480, and on others', () => {
+    const basic = 'Merci Ana, à demain 10h! Réponse: OUI/NON? £5 @ 12:00 ; ÇÉñüß_Δ\n';
+    const texts = Array.from({ length: 480 }, (_, n) =>
+      Array.from({ length: n + 1 }, (_, i) => basic[(i * 7 + n) % basic.length]).join(''),
+    );
+    texts.push('prix: 5€ {ok}', 'ça va ?', 'l’heure', '👍 merci', 'x'.repeat(161) + '[', '');
+    for (const text of texts) {
+      const library = new SegmentedMessage(text);
+      expect(describeEncoding(text), JSON.stringify(text)).toEqual({
+        encoding: library.encodingName,
+        segments: library.segmentsCount,
+      });
+    }
+  });
+});
