@@ -56,10 +56,10 @@ async function run(mode: Mode): Promise<void> {
 
 async function serve(mode: Mode): Promise<void> {
   const config = await loadConfig(process.env);
-  if ((mode === 'web' || mode === 'worker') && !config.redisUrl) {
+  if ((mode === 'web' || mode === 'worker') && !config.redisUrl && !config.redisClusterNodes) {
     // The in-memory store lives and dies with one process: the other half would never see it.
     throw new ConfigError(
-      `replyflow ${mode} shares its work with other processes through Redis: set REDIS_URL (redis://127.0.0.1:6379), or run \`replyflow start\` to do everything in one process`,
+      `replyflow ${mode} shares its work with other processes through Redis: set REDIS_URL (redis://127.0.0.1:6379) or REDIS_CLUSTER_NODES, or run \`replyflow start\` to do everything in one process`,
     );
   }
   const logger = createLogger({ level: config.logLevel });

@@ -27,7 +27,9 @@ export function workerEnv(loop: ReplyLoop): Record<string, string> {
   if (!loop.redis) throw new Error('worker processes need the reply loop on the Redis store');
   return {
     PATH: process.env.PATH ?? '',
-    REDIS_URL: loop.redis.url,
+    ...(loop.redis.clusterNodes
+      ? { REDIS_CLUSTER_NODES: loop.redis.clusterNodes.join(',') }
+      : { REDIS_URL: loop.redis.url! }),
     REPLYFLOW_REDIS_PREFIX: loop.redis.prefix,
     REPLYFLOW_PROVIDER_URL: loop.emulator.baseUrl,
     REPLYFLOW_API_KEY_ID: 'k',
