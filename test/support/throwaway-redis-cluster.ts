@@ -12,6 +12,8 @@ const run = promisify(execFile);
 export interface ThrowawayRedisCluster {
   /** `127.0.0.1:port` of each master, as REDIS_CLUSTER_NODES lists them. */
   nodes: string[];
+  /** Sends `signal` to every node (SIGSTOP: a hung cluster; SIGCONT: it resumes). */
+  signal(signal: NodeJS.Signals): void;
   stop(): Promise<void>;
 }
 
@@ -65,7 +67,10 @@ export async function throwawayRedisCluster(masters = 3): Promise<ThrowawayRedis
       '--cluster-yes',
     ]);
     await Promise.all(ports.map((port) => waitForClusterOk(port, masters)));
-    return { nodes, stop };
+    const signal = (name: NodeJS.Signals) => {
+      for (const child of children) child.kill(name);
+    };
+    return { nodes, signal, stop };
   } catch (error) {
     await stop();
     throw error;
