@@ -85,7 +85,7 @@ export interface ReplyLoopOptions {
   clock?: Clock;
   /** Overrides of the emulator's options (time scale, webhook retry…). */
   emulator?: Partial<EmulatorOptions>;
-  /** Where replyflow's log lines go (level debug); silent when absent. */
+  /** Where replyflow's and the emulator's log lines go (level debug); silent when absent. */
   logStream?: DestinationStream;
   /** `cluster`: the test Redis Cluster (3 masters); `redis`, the default: one Redis. */
   store?: StoreKind;
@@ -102,9 +102,13 @@ export interface ReplyLoopOptions {
  * store, with replyflow's webhook registered at the emulator.
  */
 export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLoop> {
+  const logger = options.logStream
+    ? createLogger({ level: 'debug', destination: options.logStream })
+    : pino({ level: 'silent' });
   const emulator = await startEmulator({
     port: 0,
     keyPairs: [{ id: 'k', secret: 's', location }],
+    logger,
     timeScale: 0.01,
     rateLimitPerSecond: Number.POSITIVE_INFINITY,
     ...options.emulator,
@@ -146,9 +150,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
   };
   const app = await startReplyflow({
     config,
-    logger: options.logStream
-      ? createLogger({ level: 'debug', destination: options.logStream })
-      : pino({ level: 'silent' }),
+    logger,
     store,
     registry: options.registry,
     roles: options.roles,

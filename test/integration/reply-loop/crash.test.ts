@@ -12,6 +12,7 @@ import {
   waitUntilSettled,
   withoutRepeats,
 } from '../../support/echo-load.ts';
+import { expectNoFullPhoneNumber, LogCapture } from '../../support/log-capture.ts';
 import { location, type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import {
@@ -36,6 +37,7 @@ const sendsInFlight = process.env.CRASH_TEST_SENDS;
 const inFlightMs = 1_000;
 // Seeded, so a failing run's kill timing can be replayed closely: CRASH_TEST_SEED=<seed>.
 const seed = Number(process.env.CRASH_TEST_SEED) || Date.now() % 1_000_000;
+const conversations = echoConversations(conversationCount, followUps, 33_612_000_000);
 
 describe.each(['redis', 'cluster'] as const)(
   'the worker role in a child process killed with SIGKILL, again and again, on %s',
@@ -43,11 +45,14 @@ describe.each(['redis', 'cluster'] as const)(
     let loop: ReplyLoop;
     let worker: WorkerProcess | undefined;
     const output: string[] = [];
+    // Every log line: the webhook's here, the workers' from their stdout.
+    const logs = new LogCapture();
 
     beforeAll(async () => {
       // The webhook runs here and is never killed; the workers and the sender run in the child.
       loop = await startReplyLoop({
         store,
+        logStream: logs.stream,
         registry: createBotRegistry([{ bot: echo, file: 'echo-bot.ts' }]),
         roles: { web: true, worker: false, sender: false },
         // The spec's 4 s answer deadline, unscaled: scaled to 40 ms, a loaded machine's webhook
@@ -64,7 +69,6 @@ describe.each(['redis', 'cluster'] as const)(
       onTestFailed(() => console.error(`seed ${seed}\n${output.join('\n')}`));
       const random = mulberry32(seed);
       const startedAt = Date.now();
-      const conversations = echoConversations(conversationCount, followUps, 33_612_000_000);
       // A short lease, so a killed process's claims are taken over in seconds.
       // The grace a taken-over head waits for the status of a send its dead holder made.
       const env = {
@@ -77,7 +81,7 @@ describe.each(['redis', 'cluster'] as const)(
       };
       const unexpectedExits: string[] = [];
       const start = () => {
-        const child = spawnWorkerProcess(env, output);
+        const child = spawnWorkerProcess(env, output, logs);
         void child.exited.then(({ code, signal }) => {
           if (!child.stopping) unexpectedExits.push(`${child.pid}: code ${code}, signal ${signal}`);
         });
@@ -202,6 +206,13 @@ describe.each(['redis', 'cluster'] as const)(
       expect(foundSent).toBeGreaterThan(0);
       if (store === 'cluster') await expectKeysOnEveryMaster(loop);
     }, 240_000);
+
+    it('logged no full phone number, in the webhook or in any worker', () => {
+      expectNoFullPhoneNumber(
+        logs,
+        conversations.map((conversation) => conversation.phone),
+      );
+    });
   },
 );
 
