@@ -37,7 +37,7 @@ export function maskPhonesInText(text: string): string {
 /** A JSON string literal, escapes included. */
 const jsonString = /"(?:[^"\\]|\\.)*"/g;
 const asciiRun = /[0-9]{8}/;
-const nonAscii = /[^\x00-\x7f]/;
+const nonAscii = /[^ -~\t\n\r]/;
 const anyRun = /\p{Nd}{8}/u;
 
 /**

@@ -45,6 +45,12 @@ describe('maskPhonesInJsonLine', () => {
       msg: 'body is not JSON: "{\\"from\\":\\"336•••••678\\"}"',
     });
   });
+
+  it('masks digits of other scripts too', () => {
+    expect(maskPhonesInJsonLine('{"from":"٣٣٦١٢٣٤٥٦٧٨","n":1}')).toBe(
+      '{"from":"٣٣٦•••••٦٧٨","n":1}',
+    );
+  });
 });
 
 describe('createLogger', () => {
