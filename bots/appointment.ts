@@ -1,5 +1,5 @@
+import { type BotEvent, defineBot, endConversation, reply } from 'replyflow';
 import { assign, setup } from 'xstate';
-import { type BotEvent, defineBot, endConversation, reply } from '../src/index.ts';
 
 interface Input {
   input: { patient?: string; at?: string };

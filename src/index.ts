@@ -9,6 +9,7 @@ export type {
   BotInput,
   ConversationExpireEvent,
   ConversationStartEvent,
+  ConversationTrigger,
   SmsReplyEvent,
   SmsStatusEvent,
 } from './bot/bot-events.ts';

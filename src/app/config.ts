@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { parseDuration } from '../bot/parse-duration.ts';
+import { complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { ConfigError } from '../errors.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 
@@ -51,6 +52,8 @@ export const locationConfigSchema = z.object({
   defaultCountry: countryCode.optional(),
   /** Requests per second this location's key pair may make; the service's limits are not published. */
   rateLimitPerSecond: z.number().positive().default(10),
+  /** Opt-out/opt-in/help keywords, texts, language, quiet hours, loop guard (docs/compliance.md); defaults apply when absent. */
+  compliance: complianceConfigSchema.optional(),
 });
 export type LocationConfig = z.infer<typeof locationConfigSchema>;
 

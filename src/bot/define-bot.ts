@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AnyStateMachine } from 'xstate';
+import { unclaimableWords } from '../compliance/default-keywords.ts';
+import { normalizeComplianceText } from '../compliance/normalize-compliance-text.ts';
 import { errorCodes, ReplyflowError } from '../errors.ts';
 import { normalizeKeyword } from './normalize-keyword.ts';
 import { parseDuration } from './parse-duration.ts';
@@ -39,17 +41,28 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * machine has received that `sms.status`). Default true; set false to handle it yourself.
    */
   endOnInvalidNumber?: boolean;
+  /**
+   * Compliance words this bot answers itself while one of its conversations is active with the
+   * phone (an appointment bot's CANCEL). Elsewhere they keep their compliance meaning. STOP and
+   * ARRET (and STOP ALL, STOPALL, STOP SMS, ARRETER) cannot be claimed: they always opt out.
+   *
+   * @example
+   * defineBot({ id: 'appointment', machine, claims: ['CANCEL', 'ANNULER'] });
+   */
+  claims?: readonly string[];
 }
 
 /** A bot, ready to be served: its options plus the normalised keywords and the version hash. */
 export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
-  extends BotOptions<TMachine> {
+  extends Omit<BotOptions<TMachine>, 'claims'> {
   readonly kind: 'replyflow.bot';
   /** Hash of the machine definition; a snapshot made with another version is migrated or ended. */
   readonly version: string;
   readonly keywords: readonly string[];
   /** `expiresAfter` in milliseconds; undefined for never. */
   readonly expiresAfterMs: number | undefined;
+  /** The claimed compliance words, normalised as the compliance step matches them (`cancel`). */
+  readonly claims: ReadonlySet<string>;
 }
 
 /**
@@ -107,7 +120,29 @@ export function defineBot<TMachine extends AnyStateMachine>(
     version: machineVersion(options.machine),
     // 'ECHO' and 'écho' fold to the same keyword.
     keywords: [...new Set(keywords)],
+    claims: claimsOf(options),
   };
+}
+
+function claimsOf(options: BotOptions): ReadonlySet<string> {
+  const claims = new Set<string>();
+  for (const word of options.claims ?? []) {
+    const normalized = normalizeComplianceText(String(word));
+    if (!normalized) {
+      throw new ReplyflowError(
+        errorCodes.BOT_DEFINITION_INVALID,
+        `bot '${options.id}': claimed word '${word}' has no letters or digits`,
+      );
+    }
+    if (unclaimableWords.has(normalized)) {
+      throw new ReplyflowError(
+        errorCodes.BOT_DEFINITION_INVALID,
+        `bot '${options.id}': '${word}' cannot be claimed: STOP and ARRET (and STOP ALL, STOPALL, STOP SMS, ARRETER) always opt the phone out; remove it from claims`,
+      );
+    }
+    claims.add(normalized);
+  }
+  return claims;
 }
 
 function expiryOf(options: BotOptions): number | undefined {

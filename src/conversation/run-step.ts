@@ -9,7 +9,7 @@ import { implicitEnd } from './implicit-end.ts';
 import { planTimers } from './plan-timers.ts';
 import { resumeSnapshot } from './resume-snapshot.ts';
 import { type Route, routeEvent } from './route-event.ts';
-import { toMachineEvent } from './to-machine-event.ts';
+import { toMachineEvent, triggerOf } from './to-machine-event.ts';
 import { toOutbound } from './to-outbound.ts';
 
 export interface StepInput {
@@ -152,7 +152,13 @@ function advance(
       input: route.input,
     };
     const [first, entryActions] = initialTransition(bot.machine, startInput);
-    const [next, actions] = transition(bot.machine, first, machineEvent);
+    // A keyword's (or the fallback's) triggering message starts the conversation: the bot hears
+    // it in `conversation.start`, never as its first `sms.reply`.
+    const startEvent =
+      event.kind === 'reply'
+        ? { type: 'conversation.start', input: route.input, trigger: triggerOf(event) }
+        : machineEvent;
+    const [next, actions] = transition(bot.machine, first, startEvent);
     return [next, [...entryActions, ...actions]] as const;
   }
   return transition(bot.machine, resumed!, machineEvent);

@@ -126,7 +126,7 @@ export function createSender(options: SenderOptions) {
         if (outcome.kind === 'sent') released = outcome.released;
         if (outcome.kind !== 'sent' && outcome.kind !== 'failed') return;
         leaseFrom = outcome.leaseFrom;
-        view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim);
+        view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim, clock.now());
       }
     } finally {
       if (!released) {
@@ -146,7 +146,7 @@ export function createSender(options: SenderOptions) {
     if (doubtEnds !== undefined) {
       logFor(message).info(
         { outbox: message.id, until: new Date(doubtEnds).toISOString() },
-        'took over an outbox whose first message may have been sent; waiting for its status',
+        'the first message of this outbox may have been sent; waiting for its status',
       );
       const result = await store.deferOutbound(
         claim,
@@ -161,7 +161,7 @@ export function createSender(options: SenderOptions) {
       if (view.takenOver || message.inDoubtUntil !== undefined) {
         logFor(message).info(
           { outbox: message.id, smsId: view.sentSmsId },
-          'a message sent by a process that died before recording it: recorded, not sent again',
+          'a message in doubt (a process died before recording it, or its send failed ambiguously) was found sent by its status: recorded, not sent again',
         );
       }
       // The service already accepted it: pop it without sending again. The record keeps the
@@ -220,6 +220,30 @@ export function createSender(options: SenderOptions) {
       (0.5 + random() / 2);
     const delay = Math.max(backoff, failure.retryAfterMs ?? 0);
     const now = clock.now();
+    if (
+      failure.kind === 'transient' &&
+      failure.mayHaveBeenSent &&
+      inDoubtGraceMs > 0 &&
+      now <= message.queuedAt + sendDeadlineMs
+    ) {
+      // The service may have accepted it (a 5xx, a time-out): a send in doubt, as after a
+      // takeover. Its status, if it was sent, has until the grace ends to arrive; the claim
+      // looks for it (first after the usual backoff) and sends again only when none came.
+      const doubtEnds = Math.max(now + inDoubtGraceMs, message.inDoubtUntil ?? 0);
+      log.warn(
+        {
+          outbox: message.id,
+          attempts,
+          code: 'in_doubt',
+          until: new Date(doubtEnds).toISOString(),
+          reason: failure.reason,
+        },
+        'send failed in a way that may have reached the service; in doubt, waiting for its status before sending again',
+      );
+      const retryAt = Math.min(now + delay, doubtEnds);
+      const result = await store.deferOutbound(claim, message.id, attempts, retryAt, doubtEnds);
+      return { kind: result.ok ? 'deferred' : 'lost' };
+    }
     if (failure.kind === 'transient' && now + delay <= message.queuedAt + sendDeadlineMs) {
       log.warn(
         { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },

@@ -14,6 +14,8 @@ import {
   startEmulator,
 } from '../../src/emulator/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createMessagingClients } from '../../src/provider/create-messaging-clients.ts';
+import type { ProviderTimeouts } from '../../src/provider/provider-transport.ts';
 import { type Clock, systemClock } from '../../src/scheduler/clock.ts';
 import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
 import { connectRedisCluster, createRedisStore } from '../../src/store/redis/create-redis-store.ts';
@@ -92,6 +94,8 @@ export interface ReplyLoopOptions {
   /** Redis URL for the redis store; the shared test Redis by default. */
   redisUrl?: string;
   roles?: StartOptions['roles'];
+  /** The messaging client's time-outs (a hung service's test); the client's defaults otherwise. */
+  providerTimeouts?: Partial<ProviderTimeouts>;
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -148,6 +152,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     port: 0,
     logLevel: 'silent',
   };
+  const ownClients =
+    options.providerTimeouts &&
+    createMessagingClients(config, { timeouts: options.providerTimeouts });
   const app = await startReplyflow({
     config,
     logger,
@@ -155,6 +162,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     registry: options.registry,
     roles: options.roles,
     clock: options.clock,
+    ...(ownClients && { clients: ownClients }),
     worker: { concurrency: 4 },
     sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
   });
@@ -254,6 +262,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     async close() {
       await Promise.all(instances.map((instance) => instance.close()));
       await app.close();
+      await Promise.all([...(ownClients?.values() ?? [])].map((client) => client.close()));
       await emulator.close();
       await store.close();
       redis?.disconnect();

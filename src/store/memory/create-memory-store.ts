@@ -39,6 +39,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     async getConversation(key) {
       return parse(state.conversations.get(conversationId(key)));
     },
+    async isSuppressed(key) {
+      return state.suppressed.has(conversationId(key));
+    },
     async getMessage(phone, smsId) {
       return parse(state.messages.get(state.inPartition(phone, smsId)));
     },

@@ -8,6 +8,7 @@ import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
+import { suppressionContract } from './contract/suppression-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
 export interface StoreUnderTest {
@@ -46,5 +47,6 @@ export function describeStoreContract(
     outboxContract(store);
     inspectionContract(store);
     timerContract(store);
+    suppressionContract(store);
   });
 }
