@@ -12,8 +12,10 @@ describe.each(['redis', 'cluster'] as const)(
       loop = await startReplyLoop({
         store,
         registry: createBotRegistry([{ bot: echo, file: 'echo.ts' }]),
-        // Fast enough that the emulator's own 10 retries fit in a test.
-        emulator: { timeScale: 0.001 },
+        // Fast enough that the emulator's own 10 retries fit in a test. The answer deadline
+        // (4 s scaled to 4 ms) is 100 ms instead: on a loaded machine a real answer must not
+        // count as a time-out too, or the reply is never delivered; hung ones still wait it out.
+        emulator: { timeScale: 0.001, webhookRetry: { timeoutMs: 100_000 } },
       });
     });
     afterAll(() => loop.close());
