@@ -15,8 +15,10 @@ import { createScheduler } from '../scheduler/create-scheduler.ts';
 import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
+import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
+import { logBotTexts } from './log-bot-texts.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
 
@@ -70,13 +72,17 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     );
   }
   const registry = options.registry ?? (await loadBots(config.botsDir));
+  if (!options.registry) logBotTexts(registry, logger);
+  const compliance = createComplianceRules(config.locations);
   const opened = options.store ? undefined : openStore(config, logger);
   const store = options.store ?? opened!.store;
   const limiters =
     options.sendLimiters ?? createSendLimiters(config.locations, opened?.redis, config.redisPrefix);
   const clients = options.clients ?? createMessagingClients(config, { logger, limiters });
   const secrets = new Map<string, string>();
+  const defaultCountries = new Map<string, string>();
   for (const location of config.locations) {
+    if (location.defaultCountry) defaultCountries.set(location.name, location.defaultCountry);
     if (location.webhookSecret) secrets.set(location.name, location.webhookSecret);
     else if (roles.web) {
       throw new ConfigError(
@@ -109,6 +115,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         concurrency: config.workerConcurrency,
         leaseMs: config.leaseMs,
         outboxHandOff: sender?.handOff,
+        compliance,
         ...options.worker,
       })
     : undefined;
@@ -121,7 +128,15 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     const extra = options.extra?.({ store, registry, clock }) ?? [];
     // A web role next to a worker hands it the conversations its ingests make ready.
     server = createServer(
-      createHttpApp({ store, clock, logger, secrets, extra, inboxHandOff: worker?.handOff }),
+      createHttpApp({
+        store,
+        clock,
+        logger,
+        secrets,
+        defaultCountries,
+        extra,
+        inboxHandOff: worker?.handOff,
+      }),
     );
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());

@@ -18,6 +18,8 @@ const commands: Record<string, () => Promise<Register>> = {
   contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+  results: async () => (await import('./results-command.ts')).registerResultsCommand,
+  bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
 };
 
 const program = new Command('replyflow')

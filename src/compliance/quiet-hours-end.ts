@@ -1,4 +1,4 @@
-import { localTime } from './local-time.ts';
+import { type LocalTime, localTime } from './local-time.ts';
 import { isQuietLocal, type QuietHours } from './quiet-hours.ts';
 
 const minuteMs = 60_000;
@@ -19,9 +19,36 @@ const horizonDays = 40;
  * quietHoursEnd(Date.parse('2026-11-23T22:00:00Z'), quiet); // Date.parse('2026-11-24T07:00:00Z')
  */
 export function quietHoursEnd(now: number, quiet: QuietHours): number | undefined {
+  const known = lastAnswer.get(quiet);
+  if (known && now >= known.from && now < known.until) return known.end;
   const zone = quiet.timeZone;
   const here = localTime(now, zone);
-  if (!isQuietLocal(here, quiet)) return undefined;
+  if (!isQuietLocal(here, quiet)) {
+    // Quiet hours begin and end on whole local minutes, which are whole UTC minutes when the
+    // offset is: the answer holds for the rest of this minute.
+    if (here.offsetMs % minuteMs === 0) {
+      const from = now - (now % minuteMs);
+      lastAnswer.set(quiet, { from, until: from + minuteMs, end: undefined });
+    }
+    return undefined;
+  }
+  const end = searchEnd(now, here, quiet);
+  // Every instant from now to the end is quiet, so the end is theirs too.
+  lastAnswer.set(quiet, { from: now, until: end, end });
+  return end;
+}
+
+/**
+ * The last answer per quiet hours and the instants it holds for: a sender asks again for each
+ * message, and an answer costs tens of Intl calls of about 20 µs each.
+ */
+const lastAnswer = new WeakMap<
+  QuietHours,
+  { from: number; until: number; end: number | undefined }
+>();
+
+function searchEnd(now: number, here: LocalTime, quiet: QuietHours): number {
+  const zone = quiet.timeZone;
   const allowed = (at: number) => at > now && !isQuietLocal(localTime(at, zone), quiet);
   // Sending becomes allowed either when the clock runs over a boundary (the window's end, or
   // midnight into a day that is not quiet), or when it jumps at a DST change. So the answer is

@@ -16,14 +16,24 @@ export interface QuietHours {
   readonly dates: ReadonlySet<string>;
 }
 
-const dayNames = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const dayNames = [
+  ['sunday', 'dimanche'],
+  ['monday', 'lundi'],
+  ['tuesday', 'mardi'],
+  ['wednesday', 'mercredi'],
+  ['thursday', 'jeudi'],
+  ['friday', 'vendredi'],
+  ['saturday', 'samedi'],
+];
 const windowPattern = /^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s*$/;
 const datePattern = /^(\d{4}-)?(\d{2})-(\d{2})$/;
 
-/** `sunday`, `Sun` → 0; undefined for anything else. */
+/** `sunday`, `Sun`, `dimanche`, `dim` → 0; undefined for anything else. */
 function dayIndex(name: string): number | undefined {
   const lower = name.trim().toLowerCase();
-  const index = dayNames.findIndex((day) => lower.length >= 3 && day.startsWith(lower));
+  const index = dayNames.findIndex((names) =>
+    names.some((day) => lower.length >= 3 && day.startsWith(lower)),
+  );
   return index < 0 ? undefined : index;
 }
 
@@ -69,11 +79,11 @@ export const quietHoursConfigSchema = z
         error: 'starts and ends at the same time: for whole days, use days',
       })
       .optional(),
-    /** Whole quiet days of the week: `sunday` (or `sun`), `saturday`… */
+    /** Whole quiet days of the week: `sunday` (or `sun`, `dimanche`), `saturday`… */
     days: z
       .array(
         z.string().refine((name) => dayIndex(name) !== undefined, {
-          error: 'must be a day of the week such as sunday or sun',
+          error: 'must be a day of the week such as sunday, sun or dimanche',
         }),
       )
       .optional(),

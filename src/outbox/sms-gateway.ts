@@ -4,6 +4,8 @@
  */
 export interface SmsGateway {
   send(location: string, message: { to: string; body: string }): Promise<{ id: string }>;
+  /** Adds or updates a contact in a group (`POST /groups/{group}/contacts`). */
+  updateContact?(location: string, group: number, fields: Record<string, unknown>): Promise<void>;
 }
 
 export type SendFailure =
@@ -25,6 +27,7 @@ const permanent = new Set([
   'INVALID_PHONE_NUMBER',
   'NOT_A_MOBILE_NUMBER',
   'INVALID_SENDER',
+  'INVALID_CONTACT',
 ]);
 
 /**

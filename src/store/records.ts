@@ -98,6 +98,34 @@ export interface ConversationRecord extends ConversationKey {
   endedReason?: string;
   /** The run's live timers: timer id → due time. A timer event not found here is dropped. */
   timers?: Record<string, number>;
+  /**
+   * The phone opted out (and has not opted in since): no conversation starts for it. Written
+   * with the store's suppression, in the same commit (`StepCommit.suppression`), which is what
+   * the sender checks.
+   */
+  suppressed?: boolean;
+  /** What the run recorded so far (`record({...})`): the fields of its result. */
+  result?: Record<string, unknown>;
+}
+
+/**
+ * The result of one conversation (one run): who, which bot and version, when, how it ended, and
+ * the fields its bot recorded. Written with the step that changed it; it outlives the
+ * conversation and the phone's next conversations.
+ */
+export interface ConversationResult {
+  v: 1;
+  location: string;
+  phone: string;
+  runId: string;
+  bot: string;
+  botVersion: string;
+  startedAt: number;
+  /** Set once the conversation ended. */
+  endedAt?: number;
+  /** Why it ended (`final`, `endConversation`'s reason, `opted_out`, `expired`…). */
+  endCode?: string;
+  fields: Record<string, unknown>;
 }
 
 /** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */
@@ -157,6 +185,8 @@ export interface MessageRecord extends ConversationKey {
   runId?: string;
   botId?: string;
   outboxId?: string;
+  /** The text's encoding as sent (a GSM-7 text costs 160 characters a part, UCS-2 70). */
+  encoding?: 'GSM-7' | 'UCS-2';
   parts?: number;
   price?: number;
   createdAt?: string;

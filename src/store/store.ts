@@ -1,6 +1,7 @@
 import type {
   ConversationKey,
   ConversationRecord,
+  ConversationResult,
   DeadLetter,
   DroppedMessage,
   MailboxEvent,
@@ -182,6 +183,12 @@ export interface Store {
   /** Calls `listener` when work may be ready (after ingest, commit, release, claimDueTimers). Returns an unsubscribe. */
   onReady(listener: (queue: QueueName, partition: number) => void): () => void;
 
+  /**
+   * The results of a bot's conversations, in batches, oldest start first within each partition
+   * (partitions one after another). Reads a bounded number of keys per call.
+   */
+  listResults(botId: string, query?: ResultQuery): AsyncIterable<ConversationResult[]>;
+
   /** Whether the phone has opted out in the location (its suppression, see `StepCommit.suppression`). */
   isSuppressed(key: ConversationKey): Promise<boolean>;
 
@@ -291,6 +298,15 @@ export interface StepCommit {
    * confirmation (see `OutboxView`), until it is removed.
    */
   suppression?: 'add' | 'remove';
+  /** Results to write (replacing the run's earlier one): a run's result changed in this step. */
+  results?: ConversationResult[];
+}
+
+/** Which results `listResults` reads. */
+export interface ResultQuery {
+  /** Only conversations started at or after this time (ms). */
+  since?: number;
+  location?: string;
 }
 
 /**

@@ -147,6 +147,9 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       if (step.record) state.conversations.set(id, JSON.stringify(step.record));
       queues.inbox.pop(id);
+      for (const result of step.results ?? []) {
+        state.results.set(result.runId, JSON.stringify(result));
+      }
       // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
       if (step.suppression === 'add') state.suppressed.add(id);
       if (step.suppression === 'remove') state.suppressed.delete(id);

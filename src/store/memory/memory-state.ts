@@ -42,6 +42,8 @@ export class MemoryState {
   readonly suppressed = new Set<string>();
   /** conversation id → times (ms) of the last sends to the phone, newest first, and expiry (ms) */
   readonly sends = new Map<string, { times: number[]; expiresAt: number }>();
+  /** run id → result JSON */
+  readonly results = new Map<string, string>();
   /** conversation id → applied event ids, oldest first */
   readonly applied = new Map<string, string[]>();
   /** dead letter JSON, newest first */
@@ -120,6 +122,17 @@ export class MemoryState {
     while (dropped.length < storeLimits.dropsPerView) {
       const message = this.head<OutboundMessage>('outbox', key);
       if (!message || message.compliance === 'opt-out' || message.contact) break;
+      const held = (m: OutboundMessage) => m.holdUntil !== undefined && m.holdUntil > now;
+      if (!this.suppressed.has(id) && held(message)) {
+        // Quiet hours: the held head moves behind the first message that is not held.
+        const items = this.queues.outbox
+          .items(id)
+          .map((json) => JSON.parse(json) as OutboundMessage);
+        const free = items.findIndex((m) => !held(m));
+        if (free < 0) break;
+        this.queues.outbox.rotate(id, free);
+        continue;
+      }
       const reason = this.suppressed.has(id)
         ? 'suppressed'
         : message.loopGuard &&

@@ -7,6 +7,7 @@ import { createReadySubscription } from './ready-subscription.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
+import { redisResultOperations } from './redis-result-operations.ts';
 import type { RedisConnection, RedisStoreContext } from './redis-store-context.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
@@ -70,6 +71,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisOutboxOperations(context),
     ...redisInspectionOperations(context),
     ...redisTimerOperations(context),
+    ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),
     close: () => ready.close(),
   };

@@ -33,6 +33,8 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:suppressed:<location>:<phone>   string the phone opted out (JSON: when); no TTL, until it opts in
  * rf:{p7}:sends:<location>:<phone>        list   times (ms) of the last sends to the phone, newest
  *                                                first, capped at the loop guard's max; PX its window
+ * rf:{p7}:result:<runId>                  string a conversation's result JSON (it outlives the conversation)
+ * rf:{p7}:results:<botId>                 zset   run id → start time (ms): the bot's results in the partition
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
  * ```
@@ -68,6 +70,8 @@ export function storeKeys(prefix: string, partitions: number) {
       conversationTimersPrefix: `${tag}conv-timers:`,
       suppressedPrefix: `${tag}suppressed:`,
       sendsPrefix: `${tag}sends:`,
+      resultPrefix: `${tag}result:`,
+      resultsPrefix: `${tag}results:`,
     };
   };
   // Made once per partition rather than on every store call.
@@ -104,6 +108,8 @@ export function storeKeys(prefix: string, partitions: number) {
       conversationTimersPrefix: keys.conversationTimersPrefix,
       suppressedPrefix: keys.suppressedPrefix,
       sendsPrefix: keys.sendsPrefix,
+      resultPrefix: keys.resultPrefix,
+      resultsPrefix: keys.resultsPrefix,
       /** The conversation id: the member of the ready sets, appended to the prefixes above. */
       id,
       list: (queue: QueueName) => keys.listPrefix(queue) + id,

@@ -9,7 +9,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-15.lua` and `claim-9.lua` (inbox) return them. */
+/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-17.lua` and `claim-9.lua` (inbox) return them. */
 export function inboxViewOf(reply: unknown[]): InboxView {
   const [record, next, origin] = reply;
   return {
@@ -21,7 +21,7 @@ export function inboxViewOf(reply: unknown[]): InboxView {
 
 /**
  * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-9.lua` (outbox) returns
- * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-15.lua` answer the same with
+ * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-17.lua` answer the same with
  * '' for `taken over`.
  */
 export function outboxViewOf(reply: unknown[]): OutboxView {

@@ -200,6 +200,8 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.sentPrefix,
         c.suppressed,
         c.sends,
+        c.resultPrefix,
+        c.resultsPrefix,
       ];
       const outboxToken = step.claimOutbox ? context.newToken() : '';
       const timers = step.timers ?? { set: [], cancel: [] };
@@ -225,6 +227,16 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         step.suppression === 'add' ? JSON.stringify({ at: now }) : '',
         droppedTtl,
         storeLimits.dropsPerView,
+        step.results?.length
+          ? JSON.stringify(
+              step.results.map((result) => ({
+                runId: result.runId,
+                botId: result.bot,
+                score: result.startedAt,
+                json: JSON.stringify(result),
+              })),
+            )
+          : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),

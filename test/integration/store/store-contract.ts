@@ -8,6 +8,7 @@ import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
+import { resultContract } from './contract/result-contract.ts';
 import { suppressionContract } from './contract/suppression-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
@@ -48,5 +49,6 @@ export function describeStoreContract(
     inspectionContract(store);
     timerContract(store);
     suppressionContract(store);
+    resultContract(store);
   });
 }

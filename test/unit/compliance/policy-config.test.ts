@@ -26,14 +26,18 @@ describe('createCompliancePolicy', () => {
     const policy = createCompliancePolicy({
       loopGuard: { max: 3, window: '30s' },
       group: 12,
-      quietHours: { timeZone: 'Europe/Paris', window: '21:00-08:00', days: ['Sunday', 'sat'] },
+      quietHours: {
+        timeZone: 'Europe/Paris',
+        window: '21:00-08:00',
+        days: ['Sunday', 'sat', 'mercredi'],
+      },
     });
     expect(policy.loopGuard).toEqual({ max: 3, windowMs: 30_000 });
     expect(policy.group).toBe(12);
     expect(policy.quietHours).toEqual({
       timeZone: 'Europe/Paris',
       window: { start: 1260, end: 480 },
-      days: new Set([0, 6]),
+      days: new Set([0, 6, 3]),
       dates: new Set(),
     });
   });

@@ -34,6 +34,17 @@ describe('quietHoursEnd', () => {
     expect(end('2026-11-25T08:00:00+01:00', paris)).toBeUndefined();
   });
 
+  it('gives the same answers asked in any order (it keeps the last answer and where it holds)', () => {
+    const hours = quiet({ timeZone: 'Europe/Paris', window: '21:00-08:00' });
+    expect(end('2026-11-25T08:00:30+01:00', hours)).toBeUndefined();
+    expect(end('2026-11-25T08:00:00+01:00', hours)).toBeUndefined();
+    expect(end('2026-11-25T07:59:59+01:00', hours)).toBe('2026-11-25T07:00:00.000Z');
+    expect(end('2026-11-25T02:00:00+01:00', hours)).toBe('2026-11-25T07:00:00.000Z');
+    expect(end('2026-11-24T22:00:00+01:00', hours)).toBe('2026-11-25T07:00:00.000Z');
+    expect(end('2026-11-24T20:59:59+01:00', hours)).toBeUndefined();
+    expect(end('2026-11-25T21:00:00+01:00', hours)).toBe('2026-11-26T07:00:00.000Z');
+  });
+
   it('holds a whole quiet day, joined to the nights around it', () => {
     // Saturday night runs into Sunday, which runs into Monday morning's window.
     expect(end('2026-11-28T22:00:00+01:00', paris)).toBe('2026-11-30T07:00:00.000Z');

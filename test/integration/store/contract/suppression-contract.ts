@@ -163,6 +163,45 @@ export function suppressionContract(store: () => Store): void {
       expect(afterWindow.view).toEqual({ message: guarded(phone, 'e-2:0'), sentSmsId: null });
     });
 
+    it('lets messages that are not held pass those held for quiet hours, each group in its order', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const held = (id: string) => ({ ...outboundMessage(phone, id), holdUntil: t0 + 3_600_000 });
+      const messages = [
+        held('h-1'),
+        held('h-2'),
+        outboundMessage(phone, 'a-1'),
+        held('h-3'),
+        outboundMessage(phone, 'a-2'),
+      ];
+      await queueOutbound(store(), phone, messages);
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      expect(claim.view.message?.id).toBe('a-1');
+      const sent = await store().recordSent(
+        claim,
+        'a-1',
+        sentRecord(phone, 's-a-1', 'a-1'),
+        t0 + 1,
+      );
+      expect(sent).toMatchObject({ nextOutbox: { message: { id: 'a-2' } } });
+      const last = await store().recordSent(
+        claim,
+        'a-2',
+        sentRecord(phone, 's-a-2', 'a-2'),
+        t0 + 2,
+      );
+      // Only held ones are left: the head is answered, for the sender to hold it.
+      expect(last).toMatchObject({ nextOutbox: { message: { id: 'h-1' } } });
+      expect((await store().pendingOutbound(keyOf(phone))).map((m) => m.id)).toEqual([
+        'h-1',
+        'h-2',
+        'h-3',
+      ]);
+      // Once the quiet hours are over, they go in that order.
+      expect(await store().readOutbox(claim, t0 + 3_600_000)).toMatchObject({
+        message: { id: 'h-1' },
+      });
+    });
+
     it('never drops a contact update', async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       await commitSuppression(store(), phone, 'add', [], t0);

@@ -26,6 +26,8 @@
     KEYS[13] sent guard key prefix (+ outbox message id)
     KEYS[14] suppression of the conversation's phone
     KEYS[15] recent sends to the phone (the loop guard's count)
+    KEYS[16] result key prefix (+ run id), in the partition
+    KEYS[17] results index key prefix (+ bot id), in the partition
     ARGV[1] token
     ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
@@ -44,9 +46,10 @@
     then three per timer to set (replacing one with the same id): id, due time (ms), and its
     TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
     then the ids of the timers to cancel (only the conversation's own are deleted)
-    The last four ARGV, after those (read from the end): the suppression change ('add',
-    'remove' or ''), its JSON when added, the dropped record TTL (s), and the most messages to
-    drop from the claimed outbox's head.
+    The last five ARGV, after those (read from the end): the suppression change ('add',
+    'remove' or ''), its JSON when added, the dropped record TTL (s), the most messages to
+    drop from the claimed outbox's head, and the results to write: a JSON array of {runId,
+    botId, score, json} (each result's JSON, kept as it is, and its index score).
   Output:
     {'lost-lock'} | {'stale'} |
     {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard,
@@ -55,9 +58,10 @@
     was dropped; the record JSON only when ARGV[4] left the
     record as it was: otherwise the caller has it)
 ]]
-local argc = #ARGV - 4
+local argc = #ARGV - 5
 local suppression, suppressionJson = ARGV[argc + 1], ARGV[argc + 2]
 local droppedTtl, dropLimit = tonumber(ARGV[argc + 3]), tonumber(ARGV[argc + 4])
+local results = ARGV[argc + 5]
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
 end
@@ -73,6 +77,12 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], 'seq', ARGV[5], 'json', ARGV[4])
 end
 redis.call('LPOP', KEYS[2])
+if results ~= '' then
+  for _, result in ipairs(cjson.decode(results)) do
+    redis.call('SET', KEYS[16] .. result.runId, result.json)
+    redis.call('ZADD', KEYS[17] .. result.botId, result.score, result.runId)
+  end
+end
 -- Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
 if suppression == 'add' then
   redis.call('SET', KEYS[14], suppressionJson)
