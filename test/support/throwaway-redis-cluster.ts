@@ -40,7 +40,8 @@ export async function throwawayRedisCluster(masters = 3): Promise<ThrowawayRedis
   try {
     const ports: number[] = [];
     for (let i = 0; i < masters; i++) {
-      // Cluster nodes also listen on port + 10000 (the bus): pick a port whose bus is free too.
+      // Cluster nodes also listen on port + 10000 (the cluster bus), which must exist; a bus
+      // port already taken makes the node fail to start, and the wait below fails.
       let port = await freePort();
       while (port + 10_000 > 65_535) port = await freePort();
       ports.push(port);
@@ -49,11 +50,12 @@ export async function throwawayRedisCluster(masters = 3): Promise<ThrowawayRedis
       const dir = await mkdtemp(join(tmpdir(), 'replyflow-cluster-'));
       dirs.push(dir);
       // A node that could not start (a port taken meanwhile) fails the wait below.
+      // biome-ignore format: options and their values read as pairs, a few to a line
       const args = [
         '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes',
         '--cluster-config-file', join(dir, 'nodes.conf'), '--cluster-node-timeout', '5000',
         '--save', '', '--appendonly', 'no', '--dir', dir,
-      ]; // biome-ignore format: one option and its value per pair
+      ];
       children.push(spawn('redis-server', args, { stdio: 'ignore' }));
     }
     const nodes = ports.map((port) => `127.0.0.1:${port}`);
