@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
-import { createWorker } from '../conversation/create-worker.ts';
+import { createWorker, type WorkerOptions } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createSender } from '../outbox/create-sender.ts';
@@ -18,7 +17,9 @@ import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
+import { listenOn } from './listen-on.ts';
 import { logBotTexts } from './log-bot-texts.ts';
+import { logTurn } from './log-turn.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
 
@@ -27,12 +28,19 @@ export interface StartOptions {
   logger: Logger;
   /** Which parts run in this process. `start` runs all; `worker` runs all but the web server. */
   roles?: { web?: boolean; worker?: boolean; sender?: boolean; scheduler?: boolean };
+  /** Interface the web server listens on. Default 0.0.0.0 (`start`, `web`); `dev` uses 127.0.0.1. */
+  host?: string;
   /** Injected for tests and `dev`; built from the config otherwise. */
   store?: Store;
   registry?: BotRegistry;
   clients?: Map<string, MessagingClient>;
   clock?: Clock;
-  worker?: { concurrency?: number; leaseMs?: number };
+  worker?: {
+    concurrency?: number;
+    leaseMs?: number;
+    /** Called after each committed step, besides the turn log (`replyflow chat` follows them). */
+    onStep?: WorkerOptions['onStep'];
+  };
   sender?: {
     sendsInFlight?: number;
     lanes?: number;
@@ -105,6 +113,11 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         ...options.sender,
       })
     : undefined;
+  const turn = logTurn(logger);
+  const onStep: WorkerOptions['onStep'] = (outcome, claim) => {
+    turn(outcome, claim);
+    options.worker?.onStep?.(outcome, claim);
+  };
   // A worker next to a sender hands it the outboxes its commits claim.
   const worker = roles.worker
     ? createWorker({
@@ -117,6 +130,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         outboxHandOff: sender?.handOff,
         compliance,
         ...options.worker,
+        onStep,
       })
     : undefined;
   const scheduler = roles.scheduler
@@ -138,10 +152,15 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         inboxHandOff: worker?.handOff,
       }),
     );
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject).listen(config.port, '0.0.0.0', () => resolve());
-    });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      url = await listenOn(server, config.port, options.host ?? '0.0.0.0');
+    } catch (error) {
+      if (opened) {
+        await store.close();
+        await opened.redis?.quit();
+      }
+      throw error;
+    }
     logger.info({ url, bots: [...registry.bots.keys()] }, 'replyflow is listening');
   }
   worker?.start();

@@ -41,6 +41,9 @@ export interface StepOutcome {
   /** Set when the bot threw: the run is marked `errored`. */
   error?: unknown;
   ignoredActions: string[];
+  /** The machine's state value before and after the step (logs: each turn at `info`). */
+  stateBefore?: unknown;
+  stateAfter?: unknown;
 }
 
 /**
@@ -103,6 +106,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
     reason: route.reason,
     ended,
     ignoredActions: [],
+    stateBefore: resumed?.value,
   };
   if (route.kind === 'drop') return { commit, outcome };
   if (route.kind === 'start' && record?.suppressed) {
@@ -138,6 +142,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
     const effects = collectEffects(actions);
     outcome.ignoredActions = effects.ignored;
     if (snapshot.status === 'error') throw (snapshot as { error?: unknown }).error;
+    outcome.stateAfter = snapshot.value;
     const endedReason = effects.endReason ?? implicitEnd(bot, event, snapshot.status === 'done');
     const timers = planTimers({
       run: base,

@@ -1,5 +1,10 @@
+import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import type pretty from 'pino-pretty';
 import { maskPhonesInJsonLine } from './mask-phones-in-text.ts';
+
+// Loaded only for `dev`: the JSON logs of `start` and `worker` do not pay for its start-up.
+const load = createRequire(import.meta.url);
 
 export type { Logger } from 'pino';
 
@@ -25,6 +30,11 @@ export interface LoggerOptions {
   level?: string;
   /** Where lines go; tests pass a stream to capture and assert on them. */
   destination?: DestinationStream;
+  /**
+   * Human-readable lines (pino-pretty) instead of JSON, for `replyflow dev`; colours only when
+   * the destination is a terminal and NO_COLOR is unset. `start` keeps JSON for log collectors.
+   */
+  pretty?: { colorize: boolean };
 }
 
 /**
@@ -42,6 +52,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       // quoted, no full phone number leaves the process.
       hooks: { streamWrite: maskPhonesInJsonLine },
     },
-    options.destination,
+    options.pretty
+      ? (load('pino-pretty') as typeof pretty)({
+          colorize: options.pretty.colorize,
+          // Synchronous: a line is written before the process may exit on an error.
+          sync: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          ignore: 'pid,hostname,service',
+          singleLine: true,
+          ...(options.destination ? { destination: options.destination } : {}),
+        })
+      : options.destination,
   );
 }
