@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { AnyStateMachine } from 'xstate';
 import { unclaimableWords } from '../compliance/default-keywords.ts';
 import { normalizeComplianceText } from '../compliance/normalize-compliance-text.ts';
 import { errorCodes, ReplyflowError } from '../errors.ts';
+import { machineVersion } from './machine-version.ts';
 import { normalizeKeyword } from './normalize-keyword.ts';
 import { parseDuration } from './parse-duration.ts';
 import { provideDurationDelays } from './provide-duration-delays.ts';
@@ -20,6 +20,12 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
   id: string;
   /** An XState v5 machine made with `setup({...}).createMachine({...})`. */
   machine: TMachine;
+  /**
+   * Your own version label (`'2'`, `'2026-12-spring-survey'`), part of the bot's version with
+   * the hash of the machine. Bump it when something the hash cannot see changes: a helper the
+   * machine calls, a text table it reads (see `machineVersion`).
+   */
+  version?: string;
   /** Keywords that start this bot when a person with no active conversation texts one. */
   triggers?: { keywords: readonly string[] };
   /** This bot answers messages no other bot claims (one fallback bot per process). */
@@ -27,7 +33,7 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
   /**
    * Turns a snapshot stored by an earlier version of the machine into one this version can
    * resume; return `null` to end that conversation instead. Without it, conversations of an
-   * older version end with the code `SNAPSHOT_VERSION_MISMATCH`.
+   * older version end with the code `version_changed`.
    */
   migrate?: (input: MigrationInput) => unknown;
   /**
@@ -64,7 +70,10 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
 export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
   extends Omit<BotOptions<TMachine>, 'claims'> {
   readonly kind: 'replyflow.bot';
-  /** Hash of the machine definition; a snapshot made with another version is migrated or ended. */
+  /**
+   * The explicit `version` and the hash of the machine's structure (`'2+3f9a0c1b2d4e'`, or the
+   * hash alone); a snapshot made with another version is migrated or ended.
+   */
   readonly version: string;
   readonly keywords: readonly string[];
   /** `expiresAfter` in milliseconds; undefined for never. */
@@ -125,7 +134,9 @@ export function defineBot<TMachine extends AnyStateMachine>(
     expiresAfterMs: expiryOf(options),
     machine: provideDurationDelays(options.id, options.machine),
     kind: 'replyflow.bot',
-    version: machineVersion(options.machine),
+    version: options.version
+      ? `${options.version}+${machineVersion(options.machine)}`
+      : machineVersion(options.machine),
     // 'ECHO' and 'écho' fold to the same keyword.
     keywords: [...new Set(keywords)],
     claims: claimsOf(options),
@@ -169,10 +180,4 @@ function expiryOf(options: BotOptions): number | undefined {
 /** True for a value made by `defineBot`. */
 export function isBot(value: unknown): value is Bot {
   return typeof value === 'object' && value !== null && (value as Bot).kind === 'replyflow.bot';
-}
-
-/** A short hash of the machine's structure (states, transitions, action and guard names). */
-function machineVersion(machine: AnyStateMachine): string {
-  const text = JSON.stringify({ definition: machine.definition, version: machine.version ?? null });
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
 }

@@ -36,5 +36,8 @@ export function reply<
   // The static text stays readable on the action, so the linter can check it when bots load.
   // Set, not Object.assign: a widened return type would stop `setup({ actions })` inferring events.
   (action as { replyText?: string | null }).replyText = typeof text === 'string' ? text : null;
+  // The text (or the function that makes it) lives in a closure the bot's version cannot read:
+  // keep it on the action, so an edited reply changes the version (machineVersion).
+  (action as { text?: unknown }).text = text;
   return action;
 }

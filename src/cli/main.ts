@@ -22,7 +22,18 @@ const commands: Record<string, () => Promise<Register>> = {
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
   chat: async () => (await import('./chat-command.ts')).registerChatCommand,
   results: async () => (await import('./results-command.ts')).registerResultsCommand,
-  bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
+  test: async () => (await import('./test-command.ts')).registerTestCommand,
+  // `bots lint` and `bots check` live in their own files and share the `bots` command.
+  bots: async () => {
+    const [lint, check] = await Promise.all([
+      import('./bots-lint-command.ts'),
+      import('./bots-check-command.ts'),
+    ]);
+    return (program) => {
+      lint.registerBotsLintCommand(program);
+      check.registerBotsCheckCommand(program);
+    };
+  },
 };
 
 const { version } = JSON.parse(

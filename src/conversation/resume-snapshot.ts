@@ -1,7 +1,9 @@
 import type { AnyMachineSnapshot } from 'xstate';
 import type { Bot } from '../bot/define-bot.ts';
-import { errorCodes } from '../errors.ts';
 import type { ConversationRecord } from '../store/records.ts';
+
+/** The end code of a conversation whose bot changed version and could not be migrated. */
+export const versionChanged = 'version_changed';
 
 export type Resumed =
   | { ok: true; snapshot: AnyMachineSnapshot; migrated: boolean }
@@ -27,7 +29,7 @@ export function resumeSnapshot(bot: Bot | undefined, record: ConversationRecord)
     if (!bot.migrate) {
       return {
         ok: false,
-        code: errorCodes.SNAPSHOT_VERSION_MISMATCH,
+        code: versionChanged,
         detail: `snapshot of version ${record.botVersion}, bot is now ${bot.version}, and it has no migrate()`,
       };
     }
@@ -40,14 +42,14 @@ export function resumeSnapshot(bot: Bot | undefined, record: ConversationRecord)
     } catch (error) {
       return {
         ok: false,
-        code: errorCodes.SNAPSHOT_VERSION_MISMATCH,
+        code: versionChanged,
         detail: `migrate() threw: ${message(error)}`,
       };
     }
     if (stored === null || stored === undefined) {
       return {
         ok: false,
-        code: errorCodes.SNAPSHOT_VERSION_MISMATCH,
+        code: versionChanged,
         detail: 'migrate() declined',
       };
     }
@@ -60,7 +62,7 @@ export function resumeSnapshot(bot: Bot | undefined, record: ConversationRecord)
   } catch (error) {
     return {
       ok: false,
-      code: errorCodes.SNAPSHOT_VERSION_MISMATCH,
+      code: versionChanged,
       detail: `the stored snapshot does not fit the machine: ${message(error)}`,
     };
   }

@@ -94,7 +94,7 @@ export interface ConversationRecord extends ConversationKey {
   seq: number;
   startedAt: number;
   updatedAt: number;
-  /** Why the run ended, when it did (`final`, `endConversation`, `SNAPSHOT_VERSION_MISMATCH`, `BOT_THREW`…). */
+  /** Why the run ended, when it did (`final`, `endConversation`, `version_changed`, `BOT_THREW`…). */
   endedReason?: string;
   /** The run's live timers: timer id → due time. A timer event not found here is dropped. */
   timers?: Record<string, number>;

@@ -199,6 +199,15 @@ export interface Store {
   pendingEvents(key: ConversationKey): Promise<MailboxEvent[]>;
   pendingOutbound(key: ConversationKey): Promise<OutboundMessage[]>;
 
+  /**
+   * Reads the conversation records page by page, for tools that look at all of them
+   * (`replyflow bots check`): start with cursor `'0'`, pass on the cursor answered, stop when it
+   * is `'0'` again. `count` is a hint of the page size. Read-only. Records of every status come
+   * (active, done, errored: filter them); in no particular order, and on Redis (SCAN) a record
+   * may come twice while keys are written, so dedupe by location and phone.
+   */
+  scanConversations(cursor: string, count: number): Promise<ConversationPage>;
+
   /** Keeps a dead letter in a capped list (newest first). */
   pushDeadLetter(letter: DeadLetter): Promise<void>;
   listDeadLetters(limit?: number): Promise<DeadLetter[]>;
@@ -207,6 +216,12 @@ export interface Store {
 }
 
 export type QueueName = 'inbox' | 'outbox';
+
+/** One page of `scanConversations`: the records, and the cursor of the next page (`'0'`: done). */
+export interface ConversationPage {
+  cursor: string;
+  records: ConversationRecord[];
+}
 
 export interface IngestItem {
   event: MailboxEvent;

@@ -38,6 +38,12 @@ export function inspectionRoutes(context: EmulatorContext): Router {
     );
   });
 
+  // Timers (status changes, webhook retries) and webhook requests still to run: 0 means the
+  // emulated world has nothing left to do on its own (the test harness waits for it).
+  router.get('/pending-work', (_req, res) => {
+    res.json({ count: context.work.size });
+  });
+
   router.get('/events', (_req, res) => {
     context.events.subscribe(res);
   });

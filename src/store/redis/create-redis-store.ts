@@ -8,6 +8,7 @@ import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
 import { redisResultOperations } from './redis-result-operations.ts';
+import { redisScanOperations } from './redis-scan-operations.ts';
 import type { RedisConnection, RedisStoreContext } from './redis-store-context.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
@@ -70,6 +71,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisInboxOperations(context),
     ...redisOutboxOperations(context),
     ...redisInspectionOperations(context),
+    ...redisScanOperations(context),
     ...redisTimerOperations(context),
     ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),

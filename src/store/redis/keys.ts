@@ -133,6 +133,8 @@ export function storeKeys(prefix: string, partitions: number) {
   return {
     partition,
     conversation,
+    /** SCAN pattern of every partition's conversation records (`scanConversations`). */
+    conversationRecordPattern: `${prefix}{p*}:conv:*`,
     deadLetters: `${prefix}dead-letters`,
     readyChannel: `${prefix}ready`,
     /** A location's send schedule (shared rate limit): both keys in one slot, tagged by location. */

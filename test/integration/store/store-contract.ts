@@ -9,6 +9,7 @@ import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
 import { resultContract } from './contract/result-contract.ts';
+import { scanContract } from './contract/scan-contract.ts';
 import { suppressionContract } from './contract/suppression-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
@@ -48,6 +49,7 @@ export function describeStoreContract(
     outboxContract(store);
     inspectionContract(store);
     timerContract(store);
+    scanContract(store);
     suppressionContract(store);
     resultContract(store);
   });

@@ -106,11 +106,11 @@ describe('runStep', () => {
     expect(commit.outbound).toEqual([]);
   });
 
-  it('ends a run stored by another machine version with SNAPSHOT_VERSION_MISMATCH and routes afresh', () => {
+  it('ends a run stored by another machine version with version_changed and routes afresh', () => {
     const first = step(replyEvent('echo'), null).commit.record!;
     const old = { ...first, botVersion: 'older' };
     const { commit, outcome } = step(replyEvent('hello', 'n6:0'), old);
-    expect(outcome.ended).toMatchObject({ code: 'SNAPSHOT_VERSION_MISMATCH', botId: 'echo' });
+    expect(outcome.ended).toMatchObject({ code: 'version_changed', botId: 'echo' });
     expect(outcome).toMatchObject({ route: 'start', reason: 'fallback' });
     expect(commit.record?.runId).not.toBe(first.runId);
   });
@@ -146,7 +146,7 @@ describe('runStep', () => {
       },
     };
     const { outcome } = step(replyEvent('hello', 'n8:0'), broken);
-    expect(outcome.ended?.code).toBe('SNAPSHOT_VERSION_MISMATCH');
+    expect(outcome.ended?.code).toBe('version_changed');
     expect(outcome.ended?.detail).toMatch(/vanished/);
   });
 

@@ -1,0 +1,90 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../app/config.ts';
+import { openStore } from '../app/open-store.ts';
+import { loadBots } from '../bot/load-bots.ts';
+import {
+  checkLiveConversations,
+  type LiveGroup,
+} from '../conversation/check-live-conversations.ts';
+import { ConfigError, ReplyflowError } from '../errors.ts';
+import { createLogger } from '../observability/logger.ts';
+import { formatTable } from './format-table.ts';
+
+/**
+ * `replyflow bots check [--bots DIR]`: before a deploy, what the live conversations in the
+ * store (REDIS_URL) would do with the bots of DIR. Exits 1 when some would end with no
+ * `migrate` to keep them.
+ */
+export function registerBotsCheckCommand(program: Command): void {
+  // `bots` groups several sub-commands, each registered from its own file.
+  const bots =
+    program.commands.find((command) => command.name() === 'bots') ??
+    program.command('bots').description('Look at the bots before serving them');
+  bots
+    .command('check')
+    .description(
+      'Count live conversations in the store (REDIS_URL) per bot, version and state, and list those the new bot definitions would end; exit 1 if any would end with no migrate',
+    )
+    .option('--bots <dir>', 'folder of the new bot files (default REPLYFLOW_BOTS_DIR or ./bots)')
+    .option('--json', 'print the report as JSON')
+    .action(async (options: { bots?: string; json?: boolean }) => {
+      try {
+        process.exitCode = await check(options);
+      } catch (error) {
+        if (!(error instanceof ReplyflowError)) throw error;
+        process.stderr.write(`replyflow bots check: ${error.code}: ${error.message}\n`);
+        process.exitCode = 1;
+      }
+    });
+}
+
+async function check(options: { bots?: string; json?: boolean }): Promise<number> {
+  const config = await loadConfig(process.env);
+  if (!config.redisUrl) {
+    throw new ConfigError(
+      'bots check reads the live conversations in Redis: set REDIS_URL (and REPLYFLOW_REDIS_PREFIX if you changed it) to the store of the deployment',
+    );
+  }
+  const registry = await loadBots(options.bots ?? config.botsDir);
+  const { store, redis } = openStore(config, createLogger({ level: 'error' }));
+  try {
+    const report = await checkLiveConversations(store, registry);
+    if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else {
+      const rows = report.groups.map((group) => ({
+        bot: group.bot,
+        version: group.version,
+        state: group.state,
+        live: group.count,
+        'state kept': group.stateExists ? 'yes' : 'NO',
+        outcome: outcome(group),
+      }));
+      process.stdout.write(
+        `${formatTable(rows, ['bot', 'version', 'state', 'live', 'state kept', 'outcome'])}\n\n`,
+      );
+      const ending = report.breaking.reduce((sum, group) => sum + group.count, 0);
+      process.stdout.write(
+        ending === 0
+          ? `${report.total} live conversation(s); none would end for want of a migrate\n`
+          : `${report.total} live conversation(s); ${ending} would END at their next event: give those bots a migrate(), or deploy when they are over\n`,
+      );
+    }
+    return report.breaking.length === 0 ? 0 : 1;
+  } finally {
+    await store.close();
+    await redis?.quit();
+  }
+}
+
+function outcome(group: LiveGroup): string {
+  switch (group.verdict) {
+    case 'unchanged':
+      return 'resumes (same version)';
+    case 'migrate':
+      return 'migrate() decides';
+    case 'ends':
+      return `ENDS (${group.endCode}): new version, no migrate()`;
+    case 'bot removed':
+      return `ENDS (${group.endCode}): bot no longer loaded`;
+  }
+}
