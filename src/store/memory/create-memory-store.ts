@@ -5,6 +5,7 @@ import type { DeadLetter, MailboxEvent, OutboundMessage } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
+import { memoryMonitoringOperations } from './memory-monitoring-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
 import { MemoryState, parse } from './memory-state.ts';
 import { memoryTimerOperations } from './memory-timer-operations.ts';
@@ -34,6 +35,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memoryInboxOperations(state, options.newToken ?? randomUUID),
     ...memoryOutboxOperations(state),
     ...memoryTimerOperations(state),
+    ...memoryMonitoringOperations(state),
     onReady: (listener) => state.listeners.add(listener),
 
     async getConversation(key) {

@@ -7,6 +7,7 @@ import { storeKeys } from './keys.ts';
 import { createReadySubscription } from './ready-subscription.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
+import { redisMonitoringOperations } from './redis-monitoring-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
 import type { RedisStoreContext } from './redis-store-context.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
@@ -66,6 +67,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisOutboxOperations(context),
     ...redisInspectionOperations(context),
     ...redisTimerOperations(context),
+    ...redisMonitoringOperations(context),
     onReady: (listener) => ready.add(listener),
     close: () => ready.close(),
   };

@@ -117,6 +117,9 @@ export function storeKeys(prefix: string, partitions: number) {
     partition,
     conversation,
     deadLetters: `${prefix}dead-letters`,
+    partitionCount: partitions,
+    /** SCAN pattern of every conversation record, in every partition (metrics sampling). */
+    conversationRecordPattern: `${prefix}{p*}:conv:*`,
     readyChannel: `${prefix}ready`,
     /** A location's send schedule (shared rate limit): both keys in one slot, tagged by location. */
     sendSchedule: (location: string) => ({

@@ -7,6 +7,7 @@ import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
+import { monitoringContract } from './contract/monitoring-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
@@ -46,5 +47,6 @@ export function describeStoreContract(
     outboxContract(store);
     inspectionContract(store);
     timerContract(store);
+    monitoringContract(store);
   });
 }
