@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AnyStateMachine } from 'xstate';
+import type { ZodType } from 'zod';
 import { errorCodes, ReplyflowError } from '../errors.ts';
 import { normalizeKeyword } from './normalize-keyword.ts';
 import { parseDuration } from './parse-duration.ts';
@@ -39,7 +40,26 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * machine has received that `sms.status`). Default true; set false to handle it yourself.
    */
   endOnInvalidNumber?: boolean;
+  /**
+   * A zod schema of the `input` a start must give (`POST /admin/conversations`,
+   * `replyflow conversations start`): a start whose input does not match is refused with the
+   * field named, and the machine receives the parsed value.
+   *
+   * @example
+   * input: z.object({ patient: z.string(), at: z.string() }),
+   */
+  input?: ZodType;
+  /**
+   * What a start does when the phone already has an active conversation: `skip` (default: the
+   * start is refused, 409 with the active bot's id), `replace` (the active conversation ends,
+   * with reason `REPLACED`, and this one starts in the same step), or `queue` (this one starts
+   * when the active one ends).
+   */
+  startPolicy?: StartPolicy;
 }
+
+/** See `BotOptions.startPolicy`. */
+export type StartPolicy = 'skip' | 'replace' | 'queue';
 
 /** A bot, ready to be served: its options plus the normalised keywords and the version hash. */
 export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
@@ -87,6 +107,21 @@ export function defineBot<TMachine extends AnyStateMachine>(
     throw new ReplyflowError(
       errorCodes.BOT_DEFINITION_INVALID,
       `bot '${options.id}': machine must be an XState v5 machine made with setup().createMachine()`,
+    );
+  }
+  if (
+    options.startPolicy !== undefined &&
+    !['skip', 'replace', 'queue'].includes(options.startPolicy)
+  ) {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot '${options.id}': startPolicy '${options.startPolicy}' is not one of 'skip', 'replace' or 'queue'`,
+    );
+  }
+  if (options.input !== undefined && typeof options.input?.safeParse !== 'function') {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot '${options.id}': input must be a zod schema such as z.object({ at: z.string() })`,
     );
   }
   const keywords = (options.triggers?.keywords ?? []).map((word) => {
