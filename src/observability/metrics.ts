@@ -16,7 +16,7 @@ export type NotificationOutcome =
 export interface MetricsOptions {
   /** Reads the store at scrape time (`Store.sample`); the gauges it feeds stay empty without it. */
   sample?: () => Promise<StoreSample>;
-  /** A sample younger than this is reused, so frequent scrapes cost the store nothing more. Default 5 s. */
+  /** A sample younger than this is reused, so frequent scrapes cost the store nothing more. Default 1 s. */
   sampleMaxAgeMs?: number;
 }
 
@@ -142,7 +142,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
  * while fresh. A failed read leaves the gauges as they were rather than failing the scrape.
  */
 function sampler(options: MetricsOptions): () => Promise<StoreSample | undefined> {
-  const maxAgeMs = options.sampleMaxAgeMs ?? 5_000;
+  const maxAgeMs = options.sampleMaxAgeMs ?? 1_000;
   let last: { at: number; sample: Promise<StoreSample | undefined> } | undefined;
   return () => {
     if (!options.sample) return Promise.resolve(undefined);
