@@ -197,7 +197,10 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   let closing: Promise<void> | undefined;
   const stop = async () => {
     draining = true;
-    const within = stopWithin(config.stopTimeoutMs ?? 10_000, logger);
+    // The phases keep part of the timeout back (a quarter, at most 2 s), so that the process,
+    // however loaded its machine, has exited when the timeout ends.
+    const timeoutMs = config.stopTimeoutMs ?? 10_000;
+    const within = stopWithin(timeoutMs - Math.min(2_000, timeoutMs / 4), logger);
     // Steps and sends in flight finish; every claim, handed-off ones included, is released.
     await within('finishing the steps and sends in flight', () =>
       Promise.all([worker?.stop(), sender?.stop(), scheduler?.stop()]),

@@ -91,7 +91,8 @@ export function createQueueConsumer<Q extends QueueName>(
       } catch (error) {
         failures++;
         logger.error({ err: error, queue: options.queue }, 'queue lane failed; backing off');
-        await wake.wait(Math.min(100 * 2 ** failures, 5_000));
+        // A lane that failed while stopping ends now: nothing would wake it from its back-off.
+        if (running) await wake.wait(Math.min(100 * 2 ** failures, 5_000));
       }
     }
   }
