@@ -187,12 +187,7 @@ describe('SIGTERM with Redis hung', () => {
     // Let the process's calls hang in the frozen Redis.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stopped = await terminate(child);
-    console.log(
-      output
-        .filter((l) => /stopping|stopped|EXITING|stop timeout/.test(l))
-        .map((l) => l.slice(0, 160))
-        .join('\n'),
-    );
+    console.log(`SIGTERM with Redis frozen: exit ${stopped.code} after ${stopped.ms} ms`);
     await load.stop();
     expect(stopped).toMatchObject({ code: 0, signal: null });
     expect(stopped.ms).toBeLessThan(stopTimeoutMs);
