@@ -1,4 +1,5 @@
 import { assign, setup } from 'xstate';
+import { z } from 'zod';
 import { type BotEvent, defineBot, endConversation, reply } from '../src/index.ts';
 
 interface Input {
@@ -12,6 +13,11 @@ interface Input {
 export default defineBot({
   id: 'appointment',
   triggers: { keywords: ['RDV'] },
+  // What a booking system gives POST /admin/conversations (checked before anything starts).
+  input: z.object({
+    patient: z.string().min(1).max(60).optional(),
+    at: z.string().min(1, { error: 'is required: when the appointment is, as the SMS says it' }),
+  }),
   machine: setup({
     types: {
       context: {} as { patient: string; at: string; tries: number },

@@ -18,6 +18,8 @@ const commands: Record<string, () => Promise<Register>> = {
   contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+  conversations: async () =>
+    (await import('./conversations-command.ts')).registerConversationsCommand,
 };
 
 const program = new Command('replyflow')
