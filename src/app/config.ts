@@ -126,6 +126,9 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+/** Every variable `loadConfig` reads (the container test checks compose.yaml against it). */
+export const configVariables: readonly string[] = Object.keys(envSchema.shape);
+
 export interface AppConfig {
   /** Configured locations; empty means none, and `dev` then runs the built-in emulator. */
   locations: LocationConfig[];
