@@ -33,6 +33,25 @@ describe('the client rules of the spec', () => {
     expect(stub.requests).toEqual([]);
   });
 
+  it('carries the field the service named when it refuses a request', async () => {
+    stub = await startStubService((_request, res) =>
+      json(res, 400, {
+        error: {
+          status: 400,
+          code: 'INVALID_PARAMETER',
+          message: "invalid parameter 'body'",
+          field: 'body',
+        },
+      }),
+    );
+    client = createMessagingClient(options(stub.baseUrl));
+    const error = await client.sms
+      .send({ to: '+33 6 12 34 56 78', body: 'Hi' })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'PROVIDER_REJECTED', status: 400 });
+    expect((error as Error).message).toContain('[field body]');
+  });
+
   it('refuses a base URL whose last path segment is not v1, with the message the config gives', async () => {
     const configMessage = await loadConfig({
       REPLYFLOW_PROVIDER_URL: 'https://api.example.com/v2',
