@@ -1,6 +1,6 @@
+import { type BotEvent, defineBot, endConversation, reply } from 'replyflow';
 import { assign, setup } from 'xstate';
 import { z } from 'zod';
-import { type BotEvent, defineBot, endConversation, reply } from '../src/index.ts';
 
 interface Input {
   input: { patient?: string; at?: string };

@@ -1,5 +1,5 @@
+import { defineBot, reply } from 'replyflow';
 import { setup } from 'xstate';
-import { defineBot, reply } from '../src/index.ts';
 
 /** The fallback: answers any message no conversation or keyword claims. */
 export default defineBot({

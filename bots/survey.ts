@@ -1,5 +1,5 @@
+import { type BotEvent, defineBot, reply } from 'replyflow';
 import { assign, setup } from 'xstate';
-import { type BotEvent, defineBot, reply } from '../src/index.ts';
 
 /** A two-question satisfaction survey: a score from 1 to 5, then an optional comment. */
 export default defineBot({

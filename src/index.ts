@@ -9,17 +9,45 @@ export type {
   BotInput,
   ConversationExpireEvent,
   ConversationStartEvent,
+  ConversationTrigger,
   SmsReplyEvent,
   SmsStatusEvent,
 } from './bot/bot-events.ts';
 export type { BotRegistry } from './bot/bot-registry.ts';
 export { type Bot, type BotOptions, defineBot, type MigrationInput } from './bot/define-bot.ts';
 export { endConversation } from './bot/end-conversation.ts';
+export { matchChoice } from './bot/intents/match-choice.ts';
+export { type DateOptions, matchDate } from './bot/intents/match-date.ts';
+export { matchNumber, type NumberRange } from './bot/intents/match-number.ts';
+export { matchNo, matchYes } from './bot/intents/match-yes-no.ts';
+export {
+  type IntentGuard,
+  type SaidDateOptions,
+  saidChoice,
+  saidDate,
+  saidNo,
+  saidNumber,
+  saidYes,
+} from './bot/intents/said-guards.ts';
+export { describeEncoding, lintMessage, type MessageLint } from './bot/lint-message.ts';
 export { loadBots } from './bot/load-bots.ts';
 export { normalizeKeyword } from './bot/normalize-keyword.ts';
 export { durations, parseDuration } from './bot/parse-duration.ts';
+export { type RecordEmitted, type RecordFields, record } from './bot/record.ts';
 export { reply } from './bot/reply.ts';
 export { failedWith, wasDelivered } from './bot/status-guards.ts';
+export { type ContactUpdate, updateContact } from './bot/update-contact.ts';
+// Compliance (docs/compliance.md)
+export { type ComplianceConfig, complianceConfigSchema } from './compliance/compliance-config.ts';
+export {
+  type ComplianceKind,
+  type ComplianceMatch,
+  type CompliancePolicy,
+  createCompliancePolicy,
+  type QuietHours,
+} from './compliance/create-compliance-policy.ts';
+export { normalizeComplianceText } from './compliance/normalize-compliance-text.ts';
+export { quietHoursEnd } from './compliance/quiet-hours-end.ts';
 export { createWorker, type Worker, type WorkerOptions } from './conversation/create-worker.ts';
 export { startConversation } from './conversation/start-conversation.ts';
 // Errors

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import type { Benchmark } from '../lib/benchmark.ts';
@@ -15,8 +17,17 @@ import { phoneNumber, replyNotification } from './wiring.ts';
  * `replyflow-web` is replyflow with the web role only (no worker, sender or scheduler): the ack
  * path alone, run through the latency phases only, to tell its cost from the processing's.
  */
-type Variant = 'replyflow' | 'baseline' | 'replyflow-web';
-const allVariants: readonly Variant[] = ['replyflow', 'baseline', 'replyflow-web'];
+/**
+ * `replyflow-before` is replyflow from another checkout (`--before DIR`, with its own
+ * node_modules), run in the same command: the cost of a change, measured on one machine state.
+ */
+type Variant = 'replyflow' | 'baseline' | 'replyflow-web' | 'replyflow-before';
+const allVariants: readonly Variant[] = [
+  'replyflow',
+  'baseline',
+  'replyflow-web',
+  'replyflow-before',
+];
 
 interface Settings {
   runs: number;
@@ -34,6 +45,8 @@ interface Settings {
   variants: Variant[];
   /** Extra environment for replyflow (`--replyflow-env REPLYFLOW_SEND_CONCURRENCY=1`). */
   replyflowEnv: Record<string, string>;
+  /** The checkout `replyflow-before` runs from (`--before DIR`). */
+  beforeDir: string | undefined;
 }
 
 /** The emulator's counters of `POST /v1/sms` arrivals. */
@@ -90,9 +103,10 @@ interface RunResult {
   duplicateSms: number;
 }
 
-const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 3000] [--hot 500] [--rate 1000]
+const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 3000] [--hot 500] [--rate 1000] [--before DIR]
            [--latency-seconds 4] [--connections 50] [--rate-connections 10] [--profile]
-           [--only replyflow,baseline,replyflow-web] [--replyflow-env NAME=value]...`;
+           [--only replyflow,baseline,replyflow-web,replyflow-before] [--replyflow-env NAME=value]...
+  --before DIR: also run replyflow from DIR (another checkout with node_modules), ratio "replyflow / before"`;
 
 const benchmark: Benchmark = {
   name: 'reply-loop',
@@ -117,6 +131,7 @@ function parseSettings(args: readonly string[]): Settings {
       profile: { type: 'boolean', default: false },
       only: { type: 'string' },
       'replyflow-env': { type: 'string', multiple: true, default: [] },
+      before: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -131,7 +146,12 @@ function parseSettings(args: readonly string[]): Settings {
     }
     return number;
   };
-  const only = values.only?.split(',') ?? allVariants;
+  const only =
+    values.only?.split(',') ??
+    allVariants.filter((variant) => variant !== 'replyflow-before' || values.before);
+  if (only.includes('replyflow-before') && !values.before) {
+    throw new Error(`the variant replyflow-before needs --before DIR (another checkout)\n${usage}`);
+  }
   const unknown = only.filter((variant) => !allVariants.includes(variant as Variant));
   if (unknown.length > 0 || only.length === 0) {
     throw new Error(`--only takes variants among ${allVariants.join(', ')}; got '${values.only}'`);
@@ -144,6 +164,7 @@ function parseSettings(args: readonly string[]): Settings {
   }
   return {
     replyflowEnv,
+    beforeDir: values.before && resolve(values.before),
     runs: positive('runs', values.runs),
     phones: positive('phones', values.phones),
     turns: positive('turns', values.turns),
@@ -223,9 +244,14 @@ async function runOnce(
   await emulator.ask('reset', { full: true });
   const profileDir = new URL('../results/profiles/', import.meta.url).pathname;
   const prefix = randomPrefix(`bench-${variant}`);
+  // replyflow-before: the same process file, from the other checkout (its code, its modules).
+  const sutFile =
+    variant === 'replyflow-before'
+      ? pathToFileURL(resolve(settings.beforeDir!, 'bench/reply-loop/sut-process.ts'))
+      : new URL('./sut-process.ts', import.meta.url);
   const sut = await startChild<{ webhookUrl: string }>(
-    new URL('./sut-process.ts', import.meta.url),
-    [variant],
+    sutFile,
+    [variant === 'replyflow-before' ? 'replyflow' : variant],
     {
       env: {
         BENCH_REDIS_URL: redisUrl,
@@ -462,18 +488,26 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     [`ack p99 ms, paced ${settings.rate}/s`, (r) => r.paced.p99, 1],
     ['drain after paced load, ms', (r) => r.paced.drainMs, 0],
   ];
-  // The ratio compares replyflow with the baseline when both ran.
-  const pair = present.includes('replyflow') && present.includes('baseline');
+  // The ratios compare replyflow with the baseline, and with replyflow before, when both ran.
+  const ratioTo = (other: Variant, pick: (result: RunResult) => number | undefined) =>
+    present.includes('replyflow') && present.includes(other)
+      ? of('replyflow', pick) / of(other, pick)
+      : Number.NaN;
+  const before = present.includes('replyflow-before');
   const rows = columns.map(([label, pick, decimals]) => {
     const values = present.map((variant) => of(variant, pick));
-    const ratio = pair ? of('replyflow', pick) / of('baseline', pick) : Number.NaN;
-    return [label, ...values.map((value) => fixed(value, decimals)), fixed(ratio, 2)];
+    const ratios = [fixed(ratioTo('baseline', pick), 2)];
+    if (before) ratios.push(fixed(ratioTo('replyflow-before', pick), 2));
+    return [label, ...values.map((value) => fixed(value, decimals)), ...ratios];
   });
   const env = Object.entries(settings.replyflowEnv).map(([name, value]) => `${name}=${value}`);
   return [
     `medians of ${settings.runs} runs${env.length > 0 ? ` (replyflow with ${env.join(' ')})` : ''} ` +
       `(hot: ${settings.hot} notifications to one phone, ${settings.rateConnections} connections; ` +
       `fixed rate: ${settings.latencySeconds} s at ${settings.rate}/s)`,
-    markdownTable(['', ...present, 'replyflow / baseline'], rows),
+    markdownTable(
+      ['', ...present, 'replyflow / baseline', ...(before ? ['replyflow / before'] : [])],
+      rows,
+    ),
   ].join('\n');
 }

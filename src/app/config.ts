@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { parseDuration } from '../bot/parse-duration.ts';
+import { complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { ConfigError } from '../errors.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
@@ -52,6 +53,8 @@ export const locationConfigSchema = z.object({
   defaultCountry: countryCode.optional(),
   /** Requests per second this location's key pair may make; the service's limits are not published. */
   rateLimitPerSecond: z.number().positive().default(10),
+  /** Opt-out/opt-in/help keywords, texts, language, quiet hours, loop guard (docs/compliance.md); defaults apply when absent. */
+  compliance: complianceConfigSchema.optional(),
 });
 export type LocationConfig = z.infer<typeof locationConfigSchema>;
 
@@ -71,6 +74,15 @@ const envSchema = z.object({
   REPLYFLOW_DEFAULT_COUNTRY: z.string().optional(),
   /** Requests per second for that location's key pair. */
   REPLYFLOW_RATE_LIMIT: z.coerce.number().optional(),
+  /**
+   * The loop guard of the single location configured through env: at most this many messages to
+   * one phone per window, as `<max>/<window>` (`10/1m`, the default; `30/1h`). A config file sets
+   * it per location (`compliance.loopGuard`).
+   */
+  REPLYFLOW_LOOP_GUARD: z
+    .string()
+    .regex(/^\d+\/\d+(ms|s|m|h|d)$/, { error: 'must be <max>/<window>, such as 10/1m or 30/1h' })
+    .optional(),
   /** A JSON or TypeScript file describing several locations; replaces the single-location variables. */
   REPLYFLOW_CONFIG: z.string().optional(),
   /** Folder of bot files (`*.ts`). */
@@ -195,6 +207,7 @@ const envNames: Record<string, string> = {
   webhookSecret: 'REPLYFLOW_WEBHOOK_SECRET',
   defaultCountry: 'REPLYFLOW_DEFAULT_COUNTRY',
   rateLimitPerSecond: 'REPLYFLOW_RATE_LIMIT',
+  compliance: 'REPLYFLOW_LOOP_GUARD',
 };
 
 function locationFromEnv(vars: z.infer<typeof envSchema>): LocationConfig[] {
@@ -212,9 +225,18 @@ function locationFromEnv(vars: z.infer<typeof envSchema>): LocationConfig[] {
     webhookSecret: vars.REPLYFLOW_WEBHOOK_SECRET || undefined,
     defaultCountry: vars.REPLYFLOW_DEFAULT_COUNTRY,
     rateLimitPerSecond: vars.REPLYFLOW_RATE_LIMIT,
+    ...(vars.REPLYFLOW_LOOP_GUARD && {
+      compliance: { loopGuard: loopGuardOf(vars.REPLYFLOW_LOOP_GUARD) },
+    }),
   });
   if (!result.success) throw configError(result.error, 'env');
   return [result.data];
+}
+
+/** `10/1m` as the compliance section's `{ max, window }`. */
+function loopGuardOf(value: string): { max: number; window: string } {
+  const [max = '', window = ''] = value.split('/');
+  return { max: Number(max), window };
 }
 
 const locationsFileSchema = z.object({

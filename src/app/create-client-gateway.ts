@@ -1,19 +1,26 @@
 import { errorCodes, ReplyflowError } from '../errors.ts';
 import type { SmsGateway } from '../outbox/sms-gateway.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
+import type { ContactPayload } from '../provider/schemas/contact.ts';
 
-/** Adapts the per-location messaging clients to the sender's port: always from the short code. */
+/** Adapts the per-location messaging clients to the sender's port: SMS always from the short code, and contact updates. */
 export function createClientGateway(clients: ReadonlyMap<string, MessagingClient>): SmsGateway {
+  const clientOf = (location: string) => {
+    const client = clients.get(location);
+    if (!client) {
+      throw new ReplyflowError(
+        errorCodes.CONFIG_INVALID,
+        `unknown location '${location}': add it to the REPLYFLOW_CONFIG file or set REPLYFLOW_LOCATION`,
+      );
+    }
+    return client;
+  };
   return {
     async send(location, message) {
-      const client = clients.get(location);
-      if (!client) {
-        throw new ReplyflowError(
-          errorCodes.CONFIG_INVALID,
-          `unknown location '${location}': add it to the REPLYFLOW_CONFIG file or set REPLYFLOW_LOCATION`,
-        );
-      }
-      return client.sms.send({ to: message.to, body: message.body, from: '' });
+      return clientOf(location).sms.send({ to: message.to, body: message.body, from: '' });
+    },
+    async updateContact(location, group, fields) {
+      await clientOf(location).contacts.add(group, fields as ContactPayload);
     },
   };
 }

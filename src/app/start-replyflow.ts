@@ -16,10 +16,12 @@ import { createScheduler } from '../scheduler/create-scheduler.ts';
 import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
+import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHardenedServer } from './create-hardened-server.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
 import { listenOn } from './listen-on.ts';
+import { logBotTexts } from './log-bot-texts.ts';
 import { turnLabels, webhookOutcome } from './metric-labels.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
@@ -87,13 +89,17 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     );
   }
   const registry = options.registry ?? (await loadBots(config.botsDir));
+  if (!options.registry) logBotTexts(registry, logger);
+  const compliance = createComplianceRules(config.locations);
   const opened = options.store ? undefined : openStore(config, logger);
   const store = options.store ?? opened!.store;
   const limiters =
     options.sendLimiters ?? createSendLimiters(config.locations, opened?.redis, config.redisPrefix);
   const clients = options.clients ?? createMessagingClients(config, { logger, limiters });
   const secrets = new Map<string, string>();
+  const defaultCountries = new Map<string, string>();
   for (const location of config.locations) {
+    if (location.defaultCountry) defaultCountries.set(location.name, location.defaultCountry);
     if (location.webhookSecret) secrets.set(location.name, location.webhookSecret);
     else if (roles.web) {
       throw new ConfigError(
@@ -129,6 +135,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         concurrency: config.workerConcurrency,
         leaseMs: config.leaseMs,
         outboxHandOff: sender?.handOff,
+        compliance,
         onStep: (outcome, _claim, durationMs) => {
           const { bot, outcome: label } = turnLabels(outcome);
           metrics.turn(bot, label, durationMs);
@@ -164,6 +171,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         clock,
         logger,
         secrets,
+        defaultCountries,
         extra: [admin, ...extra],
         inboxHandOff: worker?.handOff,
         ops,

@@ -26,10 +26,27 @@ export interface SmsStatusEvent {
   smsId: string;
 }
 
-/** The conversation was started for this phone (a campaign, the CLI, a test), with its input. */
+/** The person's message that started a conversation by keyword (or reached the fallback bot). */
+export interface ConversationTrigger {
+  /** Text of the message, as the person wrote it. */
+  body: string;
+  /** The person's number, digits with country prefix (`33612345678`). */
+  from: string;
+  /** When replyflow received it, ISO 8601 UTC. */
+  receivedAt: string;
+  /** The id of the short-code message the person answered. */
+  originSmsId: string;
+}
+
+/**
+ * The conversation starts. Started by the API (a campaign, the CLI, a test), it carries that
+ * start's `input` and no `trigger`. Started by a keyword (or by the fallback bot), it carries
+ * the person's message as `trigger`: that message is never delivered again as an `sms.reply`.
+ */
 export interface ConversationStartEvent<TInput = unknown> {
   type: 'conversation.start';
   input: TInput;
+  trigger?: ConversationTrigger;
 }
 
 /**

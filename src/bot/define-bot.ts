@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AnyStateMachine } from 'xstate';
 import type { ZodType } from 'zod';
+import { unclaimableWords } from '../compliance/default-keywords.ts';
+import { normalizeComplianceText } from '../compliance/normalize-compliance-text.ts';
 import { errorCodes, ReplyflowError } from '../errors.ts';
 import { normalizeKeyword } from './normalize-keyword.ts';
 import { parseDuration } from './parse-duration.ts';
@@ -56,6 +58,15 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * when the active one ends).
    */
   startPolicy?: StartPolicy;
+  /**
+   * Compliance words this bot answers itself while one of its conversations is active with the
+   * phone (an appointment bot's CANCEL). Elsewhere they keep their compliance meaning. STOP and
+   * ARRET (and STOP ALL, STOPALL, STOP SMS, ARRETER) cannot be claimed: they always opt out.
+   *
+   * @example
+   * defineBot({ id: 'appointment', machine, claims: ['CANCEL', 'ANNULER'] });
+   */
+  claims?: readonly string[];
 }
 
 /** See `BotOptions.startPolicy`. */
@@ -63,13 +74,15 @@ export type StartPolicy = 'skip' | 'replace' | 'queue';
 
 /** A bot, ready to be served: its options plus the normalised keywords and the version hash. */
 export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
-  extends BotOptions<TMachine> {
+  extends Omit<BotOptions<TMachine>, 'claims'> {
   readonly kind: 'replyflow.bot';
   /** Hash of the machine definition; a snapshot made with another version is migrated or ended. */
   readonly version: string;
   readonly keywords: readonly string[];
   /** `expiresAfter` in milliseconds; undefined for never. */
   readonly expiresAfterMs: number | undefined;
+  /** The claimed compliance words, normalised as the compliance step matches them (`cancel`). */
+  readonly claims: ReadonlySet<string>;
 }
 
 /**
@@ -142,7 +155,29 @@ export function defineBot<TMachine extends AnyStateMachine>(
     version: machineVersion(options.machine),
     // 'ECHO' and 'écho' fold to the same keyword.
     keywords: [...new Set(keywords)],
+    claims: claimsOf(options),
   };
+}
+
+function claimsOf(options: BotOptions): ReadonlySet<string> {
+  const claims = new Set<string>();
+  for (const word of options.claims ?? []) {
+    const normalized = normalizeComplianceText(String(word));
+    if (!normalized) {
+      throw new ReplyflowError(
+        errorCodes.BOT_DEFINITION_INVALID,
+        `bot '${options.id}': claimed word '${word}' has no letters or digits`,
+      );
+    }
+    if (unclaimableWords.has(normalized)) {
+      throw new ReplyflowError(
+        errorCodes.BOT_DEFINITION_INVALID,
+        `bot '${options.id}': '${word}' cannot be claimed: STOP and ARRET (and STOP ALL, STOPALL, STOP SMS, ARRETER) always opt the phone out; remove it from claims`,
+      );
+    }
+    claims.add(normalized);
+  }
+  return claims;
 }
 
 function expiryOf(options: BotOptions): number | undefined {

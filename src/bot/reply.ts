@@ -12,7 +12,9 @@ export type ReplyText<TContext, TEvent> =
 
 /**
  * An action that queues an SMS to the person of this conversation, sent from the short code so
- * they can answer. It is committed with the step: sent once, after the state is saved.
+ * they can answer. It is committed with the step: sent once, after the state is saved. A static
+ * text stays on the action as `replyText` (null for a function) so `replyflow bots lint` and
+ * the start-up table can check it; a computed text is checked when it is sent.
  *
  * @example
  * entry: reply('Your appointment is tomorrow at 10:00. Reply YES to confirm or NO to cancel.'),
@@ -25,10 +27,14 @@ export function reply<
   TExpressionEvent extends EventObject,
   TEvent extends EventObject = TExpressionEvent,
 >(text: ReplyText<TContext, TExpressionEvent>) {
-  return emit<TContext, TExpressionEvent, undefined, TEvent, ReplyEmitted>(
+  const action = emit<TContext, TExpressionEvent, undefined, TEvent, ReplyEmitted>(
     ({ context, event }) => ({
       type: 'replyflow.reply',
       text: typeof text === 'function' ? text({ context, event }) : text,
     }),
   );
+  // The static text stays readable on the action, so the linter can check it when bots load.
+  // Set, not Object.assign: a widened return type would stop `setup({ actions })` inferring events.
+  (action as { replyText?: string | null }).replyText = typeof text === 'string' ? text : null;
+  return action;
 }

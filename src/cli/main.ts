@@ -20,6 +20,8 @@ const commands: Record<string, () => Promise<Register>> = {
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
   conversations: async () =>
     (await import('./conversations-command.ts')).registerConversationsCommand,
+  results: async () => (await import('./results-command.ts')).registerResultsCommand,
+  bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
 };
 
 const program = new Command('replyflow')

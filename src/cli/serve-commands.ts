@@ -6,6 +6,8 @@ import {
   type StartOptions,
   startReplyflow,
 } from '../app/start-replyflow.ts';
+import { formatLintTable } from '../bot/format-lint-table.ts';
+import { lintBotTexts } from '../bot/lint-bot-texts.ts';
 import { ConfigError, ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 
@@ -91,6 +93,8 @@ function announce(dev: Awaited<ReturnType<typeof startDev>>): RunningReplyflow {
   console.log(
     `\n  replyflow dev is running with bots: ${[...dev.registry.bots.keys()].join(', ') || '(none)'}`,
   );
+  // The texts' cost, readable here; `start` has it in the JSON log only.
+  console.log(`\n${formatLintTable(lintBotTexts(dev.registry.bots.values()))}\n`);
   console.log(`  dev phone:  ${dev.url}/dev`);
   if (dev.emulated)
     console.log(`  emulator:   ${dev.url}/v1 (key pair dev:dev, location 'default')\n`);

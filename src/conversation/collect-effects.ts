@@ -1,9 +1,15 @@
 import type { EndEmitted } from '../bot/end-conversation.ts';
+import type { RecordEmitted } from '../bot/record.ts';
 import type { ReplyEmitted } from '../bot/reply.ts';
+import type { ContactEmitted, ContactUpdate } from '../bot/update-contact.ts';
 
 /** What a step asks the world to do, read from the actions `transition()` returned as data. */
 export interface StepEffects {
   replies: string[];
+  /** `record()` fields, merged in order (a later key wins); empty when none. */
+  recorded: Record<string, unknown>;
+  /** `updateContact()` calls, in order; each becomes an outbox entry after the step's messages. */
+  contacts: ContactUpdate[];
   /** Set when the bot called `endConversation()`. */
   endReason: string | undefined;
   /** Action types the engine does not run (custom side effects); logged once so authors notice. */
@@ -28,14 +34,29 @@ interface ActionLike {
  * ones when a state with `after` is left) become durable timer operations.
  */
 export function collectEffects(actions: readonly ActionLike[]): StepEffects {
-  const effects: StepEffects = { replies: [], endReason: undefined, ignored: [], timers: [] };
+  const effects: StepEffects = {
+    replies: [],
+    recorded: {},
+    contacts: [],
+    endReason: undefined,
+    ignored: [],
+    timers: [],
+  };
   for (const action of actions) {
     if (action.type === 'xstate.emit') {
-      const emitted = (action.params as { event?: ReplyEmitted | EndEmitted } | undefined)?.event;
+      const emitted = (
+        action.params as
+          | { event?: ReplyEmitted | EndEmitted | RecordEmitted | ContactEmitted }
+          | undefined
+      )?.event;
       if (emitted?.type === 'replyflow.reply' && typeof emitted.text === 'string') {
         if (emitted.text.trim() !== '') effects.replies.push(emitted.text);
       } else if (emitted?.type === 'replyflow.end') {
         effects.endReason = emitted.reason;
+      } else if (emitted?.type === 'replyflow.record') {
+        Object.assign(effects.recorded, emitted.fields);
+      } else if (emitted?.type === 'replyflow.contact') {
+        effects.contacts.push({ group: emitted.group, fields: emitted.fields });
       }
     } else if (action.type === 'xstate.raise') {
       const { id, delay, event } = (action.params ?? {}) as {

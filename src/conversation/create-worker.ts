@@ -6,6 +6,7 @@ import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
 import type { Claim, ClaimWithView, CommitResult, InboxView, Store } from '../store/store.ts';
 import type { InboxHandOff } from '../webhook/handle-notification.ts';
+import type { ComplianceRules } from './compliance-rules.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
 export interface WorkerOptions {
@@ -26,6 +27,12 @@ export interface WorkerOptions {
    * sending without a claim of its own (one Redis call less per turn).
    */
   outboxHandOff?: OutboxHandOff;
+  /**
+   * The compliance rules of a location (STOP, HELP, START, the loop guard, quiet hours; see
+   * `ComplianceRules`). `app/` gives every location's; undefined for a location leaves its
+   * messages to the bots alone.
+   */
+  compliance?: (location: string) => ComplianceRules | undefined;
   /** Called after each committed step (metrics, tests), with the time it took to run and commit. */
   onStep?: (outcome: StepOutcome, claim: Claim, durationMs: number) => void;
 }
@@ -78,6 +85,7 @@ export function createWorker(options: WorkerOptions): Worker {
           registry: options.registry,
           now: clock.now(),
           newRunId,
+          compliance: options.compliance?.(claim.location),
         });
         report(claim, event.id, event.kind, outcome);
         const handOff = options.outboxHandOff;
@@ -122,14 +130,21 @@ export function createWorker(options: WorkerOptions): Worker {
 
   function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {
     // Most steps log nothing at the usual levels: no child logger (nor masked phone) for them.
-    const quiet = !outcome.ended && !outcome.error && outcome.ignoredActions.length === 0;
+    const quiet =
+      !outcome.ended &&
+      !outcome.error &&
+      outcome.ignoredActions.length === 0 &&
+      outcome.route !== 'compliance';
     if (quiet && !logger.isLevelEnabled('debug')) return;
     const log = logger.child({
       location: claim.location,
       conversation: maskPhone(claim.phone),
       bot: outcome.botId ?? outcome.ended?.botId,
     });
-    if (outcome.ended) {
+    if (outcome.route === 'compliance') {
+      log.info({ event: eventId, code: outcome.reason }, `compliance keyword: ${outcome.reason}`);
+    }
+    if (outcome.ended && outcome.route !== 'compliance') {
       log.warn(
         { code: outcome.ended.code, detail: outcome.ended.detail, event: eventId },
         'conversation ended: it cannot resume',

@@ -5,12 +5,15 @@ import type { Bot } from '../bot/define-bot.ts';
 import type { ConversationRecord, MailboxEvent, MessageRecord } from '../store/records.ts';
 import type { StepCommit } from '../store/store.ts';
 import { collectEffects } from './collect-effects.ts';
+import type { ComplianceRules } from './compliance-rules.ts';
+import { complianceStep, optedOutCode } from './compliance-step.ts';
 import { implicitEnd } from './implicit-end.ts';
 import { planTimers } from './plan-timers.ts';
+import { resultOf } from './result-of.ts';
 import { resumeSnapshot } from './resume-snapshot.ts';
 import { type Route, routeEvent } from './route-event.ts';
 import { queueStart, replacedBy, startQueued } from './start-policy.ts';
-import { toMachineEvent } from './to-machine-event.ts';
+import { toMachineEvent, triggerOf } from './to-machine-event.ts';
 import { toOutbound } from './to-outbound.ts';
 
 export interface StepInput {
@@ -21,11 +24,17 @@ export interface StepInput {
   registry: BotRegistry;
   now: number;
   newRunId: () => string;
+  /**
+   * The location's compliance rules: keywords (STOP, START, HELP…) handled before any bot, the
+   * loop guard stamped on every message, and quiet hours for the messages a bot starts on its
+   * own. Absent: none of these apply (unit tests of bots).
+   */
+  compliance?: ComplianceRules;
 }
 
 /** What happened, for logs and metrics. */
 export interface StepOutcome {
-  route: Route['kind'];
+  route: Route['kind'] | 'compliance';
   reason: string;
   botId?: string;
   /** Set when an active run had to end before routing (version mismatch, bot removed). */
@@ -56,6 +65,26 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     outbound: [],
   };
   let active = record?.status === 'active' ? record : null;
+  const rules = input.compliance;
+  if (event.kind === 'reply' && rules) {
+    const claimed = active ? input.registry.bots.get(active.botId)?.claims : undefined;
+    const match = rules.match(event.body, claimed);
+    if (match) {
+      return {
+        commit: complianceStep(event, record, match, rules, now),
+        outcome: {
+          route: 'compliance',
+          reason: match.kind,
+          ...(active && { botId: active.botId }),
+          ...(match.kind === 'opt-out' &&
+            active && {
+              ended: { botId: active.botId, code: optedOutCode, detail: `texted ${match.keyword}` },
+            }),
+          ignoredActions: [],
+        },
+      };
+    }
+  }
   let ended: StepOutcome['ended'];
   let resumed: AnyMachineSnapshot | undefined;
   if (active) {
@@ -72,6 +101,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
         timers: {},
       };
       commit.timers = { set: [], cancel: Object.keys(active.timers ?? {}) };
+      commit.results = [resultOf(commit.record)];
       active = null;
     }
   }
@@ -80,6 +110,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
   if (replaced) {
     commit.record = replaced;
     commit.timers = { set: [], cancel: Object.keys(active?.timers ?? {}) };
+    commit.results = [resultOf(replaced)];
     active = null;
   }
   const queued = queueStart(event, active, commit, now);
@@ -92,6 +123,10 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     ignoredActions: [],
   };
   if (route.kind === 'drop') return { commit, outcome };
+  if (route.kind === 'start' && record?.suppressed) {
+    // Opted out: nothing may be sent, so nothing starts, until the phone texts START.
+    return { commit, outcome: { ...outcome, route: 'drop', reason: 'the phone opted out' } };
+  }
 
   const bot = route.kind === 'start' ? route.bot : input.registry.bots.get(route.record.botId)!;
   outcome.botId = bot.id;
@@ -134,19 +169,38 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
       set: timers.set,
       cancel: [...(commit.timers?.cancel ?? []), ...timers.cancel],
     };
+    const recorded = Object.keys(effects.recorded).length > 0;
     commit.record = {
       ...base,
       snapshot: bot.machine.getPersistedSnapshot(snapshot),
       status: endedReason === undefined ? 'active' : 'done',
       timers: timers.live,
       ...(endedReason === undefined ? {} : { endedReason }),
+      ...(recorded && { result: { ...base.result, ...effects.recorded } }),
     };
-    commit.outbound = effects.replies.map((body, index) =>
-      toOutbound(base, event.id, index, body, now),
-    );
+    // A run has a result from its start; it changes when the bot records or the run ends.
+    if (route.kind === 'start' || recorded || endedReason !== undefined) {
+      commit.results = [...(commit.results ?? []), resultOf(commit.record)];
+    }
+    // Messages the bot starts on its own (an API start, a timer) wait for the quiet hours to end.
+    const holdUntil =
+      event.kind === 'start' || event.kind === 'timer' ? rules?.quietUntil(now) : undefined;
+    commit.outbound = effects.replies.map((body, index) => ({
+      ...toOutbound(base, event.id, index, body, now),
+      ...(rules && { loopGuard: rules.loopGuard }),
+      ...(holdUntil !== undefined && { holdUntil }),
+    }));
+    // Contact updates go after the step's messages, through the same outbox.
+    effects.contacts.forEach(({ group, fields }, i) => {
+      commit.outbound.push({
+        ...toOutbound(base, event.id, effects.replies.length + i, '', now),
+        contact: { group, fields: { contactPhoneNumber: base.phone, ...fields } },
+      });
+    });
   } catch (error) {
     outcome.error = error;
     commit.record = { ...base, status: 'errored', endedReason: 'BOT_THREW', timers: {} };
+    commit.results = [...(commit.results ?? []), resultOf(commit.record)];
     commit.timers = {
       set: [],
       cancel: [...(commit.timers?.cancel ?? []), ...Object.keys(base.timers ?? {})],
@@ -169,7 +223,13 @@ function advance(
       input: route.input,
     };
     const [first, entryActions] = initialTransition(bot.machine, startInput);
-    const [next, actions] = transition(bot.machine, first, machineEvent);
+    // A keyword's (or the fallback's) triggering message starts the conversation: the bot hears
+    // it in `conversation.start`, never as its first `sms.reply`.
+    const startEvent =
+      event.kind === 'reply'
+        ? { type: 'conversation.start', input: route.input, trigger: triggerOf(event) }
+        : machineEvent;
+    const [next, actions] = transition(bot.machine, first, startEvent);
     return [next, [...entryActions, ...actions]] as const;
   }
   return transition(bot.machine, resumed!, machineEvent);

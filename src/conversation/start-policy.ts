@@ -85,6 +85,7 @@ export function startQueued(
           queued: rest.length > 0 ? rest : undefined,
         },
         outbound: [...merged.commit.outbound, ...following.commit.outbound],
+        results: [...(merged.commit.results ?? []), ...(following.commit.results ?? [])],
         timers: {
           set: [...(merged.commit.timers?.set ?? []), ...(following.commit.timers?.set ?? [])],
           cancel: [

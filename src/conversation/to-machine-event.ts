@@ -1,5 +1,15 @@
-import type { BotEvent } from '../bot/bot-events.ts';
-import type { MailboxEvent } from '../store/records.ts';
+import type { BotEvent, ConversationTrigger } from '../bot/bot-events.ts';
+import type { MailboxEvent, ReplyEvent } from '../store/records.ts';
+
+/** The message that started a conversation, as `conversation.start` carries it. */
+export function triggerOf(event: ReplyEvent): ConversationTrigger {
+  return {
+    body: event.body,
+    from: event.phone,
+    receivedAt: new Date(event.receivedAt).toISOString(),
+    originSmsId: event.originSmsId,
+  };
+}
 
 /** The event a bot's machine receives for a mailbox event. */
 export function toMachineEvent(event: MailboxEvent): BotEvent | { type: string } {

@@ -16,6 +16,8 @@ export const endpointFaultRequestSchema = z
     rate: z.number().min(0).max(1).optional(),
     status: z.number().int().min(500).max(599).default(503),
     when: z.enum(['before', 'after']).default('before'),
+    /** Hold the answer this long (a slow or hung service: a client's time-out fires first). */
+    delayMs: z.number().int().min(0).max(600_000).default(0),
   })
   .transform((fault) =>
     fault.count === undefined && fault.rate === undefined ? { ...fault, count: 1 } : fault,
@@ -34,6 +36,7 @@ interface ArmedFault {
  * 5xx answers injected on /v1 endpoints. `before`: the request is refused and nothing happens.
  * `after`: the request is fully processed (an SMS is created and sent) but its answer is
  * replaced by the 5xx, the ambiguous case where a client cannot know the service got it.
+ * `delayMs` holds the answer that long: past the client's time-out, a hung service.
  */
 export class EndpointFaults {
   #armed: ArmedFault[] = [];
@@ -77,19 +80,27 @@ export class EndpointFaults {
         apiErrorCodes.SERVICE_UNAVAILABLE,
         `the service is temporarily unavailable (fault injected by the emulator, when: ${fault.when})`,
       );
-      if (fault.when === 'before') return next(error);
-      replaceAnswer(res, error);
+      if (fault.when === 'before') {
+        setTimeout(() => next(error), fault.delayMs);
+        return;
+      }
+      replaceAnswer(res, error, fault.delayMs);
       next();
     };
   }
 }
 
 /** Lets the route do all its work, then sends `error` in place of whatever it answers. */
-function replaceAnswer(res: Response, error: EmulatorApiError): void {
+function replaceAnswer(res: Response, error: EmulatorApiError, delayMs: number): void {
   const send = res.send;
   res.send = function replaced() {
     res.send = send;
-    return res.status(error.status).json(error.toBody());
+    if (delayMs === 0) return res.status(error.status).json(error.toBody());
+    setTimeout(() => {
+      // The client may have given up (its time-out) and closed the connection meanwhile.
+      if (!res.writableEnded && !res.destroyed) res.status(error.status).json(error.toBody());
+    }, delayMs);
+    return res;
   };
 }
 

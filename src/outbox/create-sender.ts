@@ -1,3 +1,4 @@
+import { describeEncoding, lintMessage } from '../bot/lint-message.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
@@ -13,6 +14,9 @@ import { classifySendError, type SmsGateway } from './sms-gateway.ts';
  * sender below 1,000 SMS/s against a service 10 ms away; see docs/benchmarks.md.
  */
 export const defaultSendsInFlight = 32;
+
+/** How often a message in doubt looks for its status again until its grace ends. */
+const inDoubtRecheckMs = 1_000;
 
 export interface SenderOptions {
   store: Store;
@@ -127,6 +131,7 @@ export function createSender(options: SenderOptions) {
     let leaseFrom = claimedAt;
     try {
       let view: OutboxView = first;
+      reportDropped(claim, view);
       while (view.message && consumer.running) {
         const outcome = await sendOne(claim, view, leaseFrom);
         // A deferral releases the claim itself, with the conversation ready again later.
@@ -134,7 +139,8 @@ export function createSender(options: SenderOptions) {
         if (outcome.kind === 'sent') released = outcome.released;
         if (outcome.kind !== 'sent' && outcome.kind !== 'failed') return;
         leaseFrom = outcome.leaseFrom;
-        view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim);
+        view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim, clock.now());
+        reportDropped(claim, view);
       }
     } finally {
       if (!released) {
@@ -145,22 +151,59 @@ export function createSender(options: SenderOptions) {
     }
   }
 
+  /** The store dropped these instead of answering them (DESIGN §2.6): say so, masked. */
+  function reportDropped(claim: Claim, view: OutboxView): void {
+    for (const dropped of view.dropped ?? []) {
+      logger
+        .child({
+          location: claim.location,
+          bot: dropped.botId,
+          conversation: maskPhone(claim.phone),
+        })
+        .info(
+          { outbox: dropped.id, code: dropped.reason },
+          dropped.reason === 'suppressed'
+            ? 'message dropped: the phone opted out'
+            : 'message dropped: the loop guard’s limit of messages to this phone was reached',
+        );
+    }
+  }
+
   async function sendOne(claim: Claim, view: OutboxView, leaseFrom: number): Promise<Outcome> {
     const message = view.message as OutboundMessage;
-    // Taken over from a holder that died mid-claim: it may have sent this message and died
-    // before recording it. Its status, on its way, would tell (the claim looks it up): the
-    // message waits for it, and the next claim looks again before sending.
-    const doubtEnds = inDoubtUntil(view, message, clock.now(), inDoubtGraceMs);
-    if (doubtEnds !== undefined) {
+    // Quiet hours: a message the bot started on its own waits, in the outbox, for them to end.
+    if (message.holdUntil !== undefined && message.holdUntil > clock.now()) {
       logFor(message).info(
-        { outbox: message.id, until: new Date(doubtEnds).toISOString() },
-        'took over an outbox whose first message may have been sent; waiting for its status',
+        { outbox: message.id, until: new Date(message.holdUntil).toISOString() },
+        'quiet hours: message held until they end',
       );
       const result = await store.deferOutbound(
         claim,
         message.id,
         message.attempts,
-        doubtEnds,
+        message.holdUntil,
+      );
+      return { kind: result.ok ? 'deferred' : 'lost' };
+    }
+    // Taken over from a holder that died mid-claim: it may have sent this message and died
+    // before recording it. Its status, on its way, would tell (the claim looks it up): the
+    // message waits for it, and the next claim looks again before sending.
+    const now = clock.now();
+    const doubtEnds = inDoubtUntil(view, message, now, inDoubtGraceMs);
+    if (doubtEnds !== undefined) {
+      // Said once, when the doubt starts; the look-ups until it ends are quiet.
+      if (view.takenOver) {
+        logFor(message).info(
+          { outbox: message.id, until: new Date(doubtEnds).toISOString() },
+          'the first message of this outbox may have been sent; waiting for its status',
+        );
+      }
+      // Its status usually comes within a second: look again soon rather than at the end.
+      const result = await store.deferOutbound(
+        claim,
+        message.id,
+        message.attempts,
+        Math.min(doubtEnds, now + inDoubtRecheckMs),
         doubtEnds,
       );
       return { kind: result.ok ? 'deferred' : 'lost' };
@@ -169,7 +212,7 @@ export function createSender(options: SenderOptions) {
       if (view.takenOver || message.inDoubtUntil !== undefined) {
         logFor(message).info(
           { outbox: message.id, smsId: view.sentSmsId },
-          'a message sent by a process that died before recording it: recorded, not sent again',
+          'a message in doubt (a process died before recording it, or its send failed ambiguously) was found sent by its status: recorded, not sent again',
         );
       }
       // The service already accepted it: pop it without sending again. The record keeps the
@@ -183,19 +226,42 @@ export function createSender(options: SenderOptions) {
       let smsId: string;
       const sentAt = performance.now();
       try {
-        smsId = (await gateway.send(message.location, { to: message.phone, body: message.body }))
-          .id;
+        smsId = message.contact
+          ? await updateContact(message, message.contact)
+          : (await gateway.send(message.location, { to: message.phone, body: message.body })).id;
       } catch (error) {
         return { kind: 'error', error, durationMs: performance.now() - sentAt } as const;
       }
       options.onSend?.('sent', performance.now() - sentAt);
       // Outside the try: a store failure here is not a send failure (the message went out).
-      return recorded(claim, message, record(message, smsId));
+      const sent = record(message, smsId);
+      if (sent.encoding === 'UCS-2' || (sent.parts ?? 1) > 2) {
+        // The static texts were linted when the bots loaded; this one may have been computed.
+        logFor(message).info(
+          { outbox: message.id, encoding: sent.encoding, parts: sent.parts },
+          `sent in ${sent.encoding}, ${sent.parts} part(s): ${lintMessage(message.body).warnings.join('; ')}`,
+        );
+      }
+      return recorded(claim, message, sent);
     });
     // A failure is handled outside the window: the service took nothing to record.
     return sent.kind === 'error'
       ? handleFailure(claim, message, sent.error, sent.durationMs)
       : sent;
+  }
+
+  /** A contact update queued with a step: sent, and popped, like a message. Its record's id says what it was. */
+  async function updateContact(
+    message: OutboundMessage,
+    contact: NonNullable<OutboundMessage['contact']>,
+  ): Promise<string> {
+    if (!gateway.updateContact) {
+      throw new TypeError(
+        'this sender was given no way to update contacts (SmsGateway.updateContact)',
+      );
+    }
+    await gateway.updateContact(message.location, contact.group, contact.fields);
+    return `contact:${message.id}`;
   }
 
   // recordSent records the send even when the lease was lost meanwhile, so it is never resent.
@@ -233,6 +299,34 @@ export function createSender(options: SenderOptions) {
       (0.5 + random() / 2);
     const delay = Math.max(backoff, failure.retryAfterMs ?? 0);
     const now = clock.now();
+    if (
+      failure.kind === 'transient' &&
+      failure.mayHaveBeenSent &&
+      inDoubtGraceMs > 0 &&
+      now <= message.queuedAt + sendDeadlineMs
+    ) {
+      // The service may have accepted it (a 5xx, a time-out): a send in doubt, as after a
+      // takeover. Its status, if it was sent, has until the grace ends to arrive; the claim
+      // looks for it (first after the usual backoff) and sends again only when none came.
+      // Never past the send deadline: then it is sent again, or given up, as any retry.
+      const doubtEnds = Math.min(
+        Math.max(now + inDoubtGraceMs, message.inDoubtUntil ?? 0),
+        message.queuedAt + sendDeadlineMs,
+      );
+      log.warn(
+        {
+          outbox: message.id,
+          attempts,
+          code: 'in_doubt',
+          until: new Date(doubtEnds).toISOString(),
+          reason: failure.reason,
+        },
+        'send failed in a way that may have reached the service: it may have been sent; waiting for its status before sending again',
+      );
+      const retryAt = Math.min(now + delay, doubtEnds);
+      const result = await store.deferOutbound(claim, message.id, attempts, retryAt, doubtEnds);
+      return { kind: result.ok ? 'deferred' : 'lost' };
+    }
     if (failure.kind === 'transient' && now + delay <= message.queuedAt + sendDeadlineMs) {
       log.warn(
         { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },
@@ -300,5 +394,11 @@ function record(message: OutboundMessage, smsId: string): MessageRecord {
     runId: message.runId,
     botId: message.botId,
     outboxId: message.id,
+    // What the text costs, as sent (the service's own count, from its statuses, comes later).
+    ...(message.contact
+      ? {}
+      : (({ encoding, segments }) => ({ encoding, parts: segments }))(
+          describeEncoding(message.body),
+        )),
   };
 }

@@ -4,11 +4,22 @@
  */
 export interface SmsGateway {
   send(location: string, message: { to: string; body: string }): Promise<{ id: string }>;
+  /** Adds or updates a contact in a group (`POST /groups/{group}/contacts`). */
+  updateContact?(location: string, group: number, fields: Record<string, unknown>): Promise<void>;
 }
 
 export type SendFailure =
-  | { kind: 'transient'; retryAfterMs: number | undefined; reason: string }
-  | { kind: 'permanent'; retryAfterMs?: undefined; reason: string };
+  | {
+      kind: 'transient';
+      retryAfterMs: number | undefined;
+      reason: string;
+      /**
+       * The request may have reached the service and been accepted (a 5xx, a time-out, a network
+       * error after the request was written): sending again may send it twice (DESIGN §2.4).
+       */
+      mayHaveBeenSent: boolean;
+    }
+  | { kind: 'permanent'; retryAfterMs?: undefined; reason: string; mayHaveBeenSent?: false };
 
 const permanent = new Set([
   'CONFIG_INVALID',
@@ -22,7 +33,10 @@ const permanent = new Set([
 /**
  * Sorts a send error by what to do about it. The service's 4xx answers and local refusals
  * are permanent: sending again cannot help. Everything else (5xx, network, time-out, 429,
- * and 401/403, which an operator can fix by correcting the key pair) is retried.
+ * and 401/403, which an operator can fix by correcting the key pair) is retried. An error that
+ * says it may have reached the service (`mayHaveReachedService`, the provider client's flag),
+ * and any error that does not say, is a send in doubt: the sender looks for its status before
+ * sending it again.
  */
 export function classifySendError(error: unknown): SendFailure {
   const code = (error as { code?: unknown } | null)?.code;
@@ -31,9 +45,11 @@ export function classifySendError(error: unknown): SendFailure {
     return { kind: 'permanent', reason: `${code}: ${message}` };
   }
   const retryAfterMs = (error as { retryAfterMs?: unknown } | null)?.retryAfterMs;
+  const reached = (error as { mayHaveReachedService?: unknown } | null)?.mayHaveReachedService;
   return {
     kind: 'transient',
     retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined,
     reason: typeof code === 'string' ? `${code}: ${message}` : message,
+    mayHaveBeenSent: reached !== false,
   };
 }

@@ -14,6 +14,13 @@ export interface NormalizePhoneOptions {
    * Default true: refusing them would refuse every North American number.
    */
   allowFixedLineOrMobile?: boolean;
+  /**
+   * `'mobile'` (default): only a mobile number, as the service sends to. `'reply'`: the number a
+   * reply came from, which the service just delivered: any valid number, or one whose length
+   * fits its country although the metadata does not know its range yet, so that a person's
+   * reply (a STOP above all) is never lost to an outdated table.
+   */
+  accept?: 'mobile' | 'reply';
 }
 
 /** Spaces (including the no-break spaces of French typography), dots, dashes of any width, brackets, slashes. */
@@ -34,10 +41,11 @@ const telPrefix = /^tel:/i;
  * normalizePhone('33123456789'); // throws ValidationError NOT_A_MOBILE_NUMBER (a Paris landline)
  */
 export function normalizePhone(input: string, options: NormalizePhoneOptions = {}): string {
-  const key = `${options.defaultCountry ?? ''}|${options.allowFixedLineOrMobile === false ? 0 : 1}|${input}`;
+  const key = `${options.defaultCountry ?? ''}|${options.allowFixedLineOrMobile === false ? 0 : 1}|${options.accept ?? ''}|${input}`;
   const known = normalized.get(key);
   if (known !== undefined) return known;
-  const digits = parseMobile(input, options);
+  const digits =
+    options.accept === 'reply' ? parseReply(input, options) : parseMobile(input, options);
   // A conversation sends to the same few numbers again and again; parsing one costs tens of µs.
   if (normalized.size >= normalizedCap) normalized.delete(normalized.keys().next().value!);
   normalized.set(key, digits);
@@ -70,6 +78,28 @@ function parseMobile(input: string, options: NormalizePhoneOptions): string {
       errorCodes.NOT_A_MOBILE_NUMBER,
       `'${input}' is a ${describeType(type)} number; the service only sends SMS to mobile numbers`,
       'to',
+    );
+  }
+  return number.number.slice(1);
+}
+
+function parseReply(input: string, options: NormalizePhoneOptions): string {
+  // The service writes `from` in its own form, international digits: that reading alone first.
+  const compact = input.trim().replace(telPrefix, '').replace(separators, '');
+  if (/^[1-9]\d{5,14}$/.test(compact)) {
+    const number = parsePhoneNumberFromString(`+${compact}`);
+    if (number?.isValid()) return number.number.slice(1);
+  }
+  const all = readings(input, options.defaultCountry);
+  const number = all.find((n) => n.isValid()) ?? all.find((n) => n.isPossible());
+  if (!number) {
+    throw new ValidationError(
+      errorCodes.INVALID_PHONE_NUMBER,
+      `'${input}' is not a phone number` +
+        (!options.defaultCountry && /^\s*0(?!0)/.test(input)
+          ? ' (a national number needs a default country)'
+          : ''),
+      'from',
     );
   }
   return number.number.slice(1);

@@ -106,6 +106,34 @@ export interface ConversationRecord extends ConversationKey {
   timers?: Record<string, number>;
   /** Starts waiting for this run to end (`policy: 'queue'`), oldest first. */
   queued?: StartEvent[];
+  /**
+   * The phone opted out (and has not opted in since): no conversation starts for it. Written
+   * with the store's suppression, in the same commit (`StepCommit.suppression`), which is what
+   * the sender checks.
+   */
+  suppressed?: boolean;
+  /** What the run recorded so far (`record({...})`): the fields of its result. */
+  result?: Record<string, unknown>;
+}
+
+/**
+ * The result of one conversation (one run): who, which bot and version, when, how it ended, and
+ * the fields its bot recorded. Written with the step that changed it; it outlives the
+ * conversation and the phone's next conversations.
+ */
+export interface ConversationResult {
+  v: 1;
+  location: string;
+  phone: string;
+  runId: string;
+  bot: string;
+  botVersion: string;
+  startedAt: number;
+  /** Set once the conversation ended. */
+  endedAt?: number;
+  /** Why it ended (`final`, `endConversation`'s reason, `opted_out`, `expired`…). */
+  endCode?: string;
+  fields: Record<string, unknown>;
 }
 
 /** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */
@@ -120,12 +148,41 @@ export interface OutboundMessage extends ConversationKey {
   /** Send attempts so far (transient failures). */
   attempts: number;
   /**
-   * Set when a sender took this message's outbox over from a holder that died mid-claim and
-   * found no sms id for it: until then, the service's status for a send that holder may have
-   * made can still arrive, and the next claim looks for it before sending (DESIGN §2.4).
+   * Set when a send of this message may have reached the service (its holder died mid-claim,
+   * or the send failed ambiguously: a 5xx, a time-out) and no sms id was found for it: until
+   * then, the service's status for that send can still arrive, and the next claim looks for it
+   * before sending (DESIGN §2.4).
    */
   inDoubtUntil?: number;
+  /**
+   * A message of the compliance step. `opt-out` (the confirmation) is the only message a
+   * suppressed phone may receive; `opt-out` and `help` are exempt from the loop guard.
+   */
+  compliance?: 'opt-out' | 'opt-in' | 'help';
+  /** At most `max` messages to the phone per `windowMs` (the location's loop guard); past it, dropped. */
+  loopGuard?: { max: number; windowMs: number };
+  /** Quiet hours: not sent before this time (ms). The outbox waits for it, durably. */
+  holdUntil?: number;
+  /** Not an SMS: a contact to add or update in a group (`POST /groups/{group}/contacts`). */
+  contact?: { group: number; fields: Record<string, unknown> };
 }
+
+/** Why the sender dropped a message instead of sending it. */
+export type DropReason = 'suppressed' | 'loop_guard';
+
+/**
+ * A message dropped at send time. Its message record (`getMessage(phone, droppedSmsId(id))`)
+ * says so too: status `errored`, `statusReason` the reason.
+ */
+export interface DroppedMessage {
+  /** The outbox message id. */
+  id: string;
+  reason: DropReason;
+  botId?: string;
+}
+
+/** The message record id of a dropped outbox message (it never got an sms id). */
+export const droppedSmsId = (outboxId: string) => `dropped:${outboxId}`;
 
 /** What replyflow knows of one SMS the service accepted, keyed by the service's sms id. */
 export interface MessageRecord extends ConversationKey {
@@ -136,6 +193,8 @@ export interface MessageRecord extends ConversationKey {
   runId?: string;
   botId?: string;
   outboxId?: string;
+  /** The text's encoding as sent (a GSM-7 text costs 160 characters a part, UCS-2 70). */
+  encoding?: 'GSM-7' | 'UCS-2';
   parts?: number;
   price?: number;
   createdAt?: string;

@@ -13,6 +13,10 @@ export const storeLimits = {
    * overtake the answer to POST /sms); a send never recorded leaves them to expire.
    */
   earlyStatusTtlMs: 7 * 24 * 3_600_000,
+  /** How long the message record of a message dropped at send time (suppressed, loop guard) is kept. */
+  droppedRecordTtlMs: 30 * 24 * 3_600_000,
+  /** Head messages one outbox view may drop before it answers with no message (its caller comes back). */
+  dropsPerView: 50,
   /** Applied event ids kept per conversation (the log is for inspection and tests). */
   appliedLogCap: 1_000,
   /** Dead letters kept in all. */

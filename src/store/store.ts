@@ -1,7 +1,9 @@
 import type {
   ConversationKey,
   ConversationRecord,
+  ConversationResult,
   DeadLetter,
+  DroppedMessage,
   MailboxEvent,
   MessageRecord,
   OutboundMessage,
@@ -119,8 +121,9 @@ export interface Store {
   commitStep(claim: Claim, step: StepCommit, now: number): Promise<CommitResult>;
 
   /** Reads, under an outbox claim, the first message and, when the "sent" guard already
-   * holds an sms id for it, that id (the message must not be sent again). */
-  readOutbox(claim: Claim): Promise<OutboxView>;
+   * holds an sms id for it, that id (the message must not be sent again). Like every outbox
+   * view, it first drops the head messages that must not be sent at `now` (see `OutboxView`). */
+  readOutbox(claim: Claim, now: number): Promise<OutboxView>;
 
   /**
    * After the service accepted a message: atomically pop it (when it is the head), set the
@@ -180,6 +183,15 @@ export interface Store {
 
   /** Calls `listener` when work may be ready (after ingest, commit, release, claimDueTimers). Returns an unsubscribe. */
   onReady(listener: (queue: QueueName, partition: number) => void): () => void;
+
+  /**
+   * The results of a bot's conversations, in batches, oldest start first within each partition
+   * (partitions one after another). Reads a bounded number of keys per call.
+   */
+  listResults(botId: string, query?: ResultQuery): AsyncIterable<ConversationResult[]>;
+
+  /** Whether the phone has opted out in the location (its suppression, see `StepCommit.suppression`). */
+  isSuppressed(key: ConversationKey): Promise<boolean>;
 
   getConversation(key: ConversationKey): Promise<ConversationRecord | null>;
   getMessage(phone: string, smsId: string): Promise<MessageRecord | null>;
@@ -254,8 +266,19 @@ export interface InboxView {
   origin: MessageRecord | null;
 }
 
+/**
+ * An outbox's head, as the sender may send it now. Every call that answers one (claim,
+ * claimMany, readOutbox, recordSent, a commit's outbox claim) first drops, atomically, the head
+ * messages that must not be sent (DESIGN §2.6): any to a suppressed phone but the opt-out
+ * confirmation, and, past the message's loop guard (sends to the phone recorded within its
+ * window), any but the opt-out confirmation and the help text. Each dropped message is popped,
+ * gets a message record (`droppedSmsId`, status `errored`, reason as `statusReason`), and is
+ * listed in `dropped`. So the check costs no round trip of its own.
+ */
 export interface OutboxView {
   message: OutboundMessage | null;
+  /** Messages dropped before this head was read, oldest first (absent when none). */
+  dropped?: DroppedMessage[];
   sentSmsId: string | null;
   /** `claim` only: the claim took the outbox over from a holder that died mid-claim. */
   takenOver?: boolean;
@@ -282,6 +305,21 @@ export interface StepCommit {
    * ready and announced as usual. Saves the sender a claim per conversation turn.
    */
   claimOutbox?: { leaseMs: number };
+  /**
+   * Opt-out (`add`) or opt-in (`remove`): the phone's suppression in the conversation's
+   * location, written with the step. A suppressed phone is sent nothing but the opt-out
+   * confirmation (see `OutboxView`), until it is removed.
+   */
+  suppression?: 'add' | 'remove';
+  /** Results to write (replacing the run's earlier one): a run's result changed in this step. */
+  results?: ConversationResult[];
+}
+
+/** Which results `listResults` reads. */
+export interface ResultQuery {
+  /** Only conversations started at or after this time (ms). */
+  since?: number;
+  location?: string;
 }
 
 /**

@@ -10,6 +10,8 @@ export interface NotificationDeps {
   store: Store;
   clock: Clock;
   logger: Logger;
+  /** Country for a reply's national-form `from` (`06…`), per location name (its `defaultCountry`). */
+  defaultCountries?: ReadonlyMap<string, string>;
   /**
    * The worker of this process (`Worker.handOff`): while it has room, the ingest claims the
    * conversations it makes ready and hands them over, so the worker starts without a claim.
@@ -54,7 +56,12 @@ export async function handleNotification(
   if (!envelope.success) {
     return reject(deps, location, raw, `envelope: ${describe(envelope.error)}`, now);
   }
-  const { items, rejected } = classifyItems(envelope.data, location, now);
+  const { items, rejected } = classifyItems(
+    envelope.data,
+    location,
+    now,
+    deps.defaultCountries?.get(location),
+  );
   try {
     if (rejected.length > 0) {
       // One dead letter per notification, however many items it had wrong.

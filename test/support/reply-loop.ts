@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { type DestinationStream, pino } from 'pino';
-import type { AppConfig } from '../../src/app/config.ts';
+import type { AppConfig, LocationConfig } from '../../src/app/config.ts';
 import {
   type RunningReplyflow,
   type StartOptions,
@@ -14,6 +14,8 @@ import {
   startEmulator,
 } from '../../src/emulator/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createMessagingClients } from '../../src/provider/create-messaging-clients.ts';
+import type { ProviderTimeouts } from '../../src/provider/provider-transport.ts';
 import { type Clock, systemClock } from '../../src/scheduler/clock.ts';
 import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
 import { createRedisStore } from '../../src/store/redis/create-redis-store.ts';
@@ -71,6 +73,12 @@ export interface ReplyLoopOptions {
   /** Redis URL for the redis store; the shared test Redis by default. */
   redisUrl?: string;
   roles?: StartOptions['roles'];
+  /** The location's `defaultCountry` (for replies whose `from` is in national form). None by default. */
+  defaultCountry?: string;
+  /** The location's compliance section (keywords, texts, quiet hours, loop guard); defaults otherwise. */
+  compliance?: LocationConfig['compliance'];
+  /** The messaging client's time-outs (a hung service's test); the client's defaults otherwise. */
+  providerTimeouts?: Partial<ProviderTimeouts>;
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -108,6 +116,10 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
         apiKeySecret: 's',
         webhookSecret,
         rateLimitPerSecond: options.rateLimitPerSecond ?? 1000,
+        ...(options.defaultCountry && { defaultCountry: options.defaultCountry }),
+        // Tests of other guarantees send many messages to one phone: the loop guard would drop
+        // their answers (its own test sets it).
+        compliance: options.compliance ?? { loopGuard: { max: 100_000, window: '1m' } },
       },
     ],
     botsDir: 'unused',
@@ -122,6 +134,9 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     port: 0,
     logLevel: 'silent',
   };
+  const ownClients =
+    options.providerTimeouts &&
+    createMessagingClients(config, { timeouts: options.providerTimeouts });
   const app = await startReplyflow({
     config,
     logger: options.logStream
@@ -131,6 +146,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     registry: options.registry,
     roles: options.roles,
     clock: options.clock,
+    ...(ownClients && { clients: ownClients }),
     worker: { concurrency: 4 },
     sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
   });
@@ -231,6 +247,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     async close() {
       await Promise.all(instances.map((instance) => instance.close()));
       await app.close();
+      await Promise.all([...(ownClients?.values() ?? [])].map((client) => client.close()));
       await emulator.close();
       await store.close();
       redis?.disconnect();
@@ -251,4 +268,20 @@ export function replyNotification(
     type: 'sms.status',
     data: [{ originSms: { id: originSmsId, status: 'received' }, body, from: phone, to: '38200' }],
   };
+}
+
+/**
+ * Waits until the phone's mailbox and outbox are empty, then a little more, so that anything
+ * wrongly pending shows itself before a "nothing more was sent" assertion.
+ */
+export async function settle(loop: ReplyLoop, phone: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const [events, outbound] = await Promise.all([
+      loop.store.pendingEvents({ location, phone }),
+      loop.store.pendingOutbound({ location, phone }),
+    ]);
+    if (events.length === 0 && outbound.length === 0) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 150));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conversationId } from '../conversation-id.ts';
 import { ReadyListeners } from '../ready-listeners.ts';
-import type { DeadLetter, MailboxEvent, OutboundMessage } from '../records.ts';
+import type { ConversationResult, DeadLetter, MailboxEvent, OutboundMessage } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
@@ -40,6 +40,27 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
 
     async getConversation(key) {
       return parse(state.conversations.get(conversationId(key)));
+    },
+    async *listResults(botId, query = {}) {
+      // Partition by partition, oldest start first, as the Redis driver reads them.
+      const results = [...state.results.values()]
+        .map((json) => JSON.parse(json) as ConversationResult)
+        .filter(
+          (r) =>
+            r.bot === botId &&
+            r.startedAt >= (query.since ?? Number.NEGATIVE_INFINITY) &&
+            (query.location === undefined || r.location === query.location),
+        )
+        .sort(
+          (a, b) =>
+            state.partitionOf(a.phone) - state.partitionOf(b.phone) ||
+            a.startedAt - b.startedAt ||
+            (a.runId < b.runId ? -1 : 1),
+        );
+      if (results.length > 0) yield results;
+    },
+    async isSuppressed(key) {
+      return state.suppressed.has(conversationId(key));
     },
     async getMessage(phone, smsId) {
       return parse(state.messages.get(state.inPartition(phone, smsId)));

@@ -147,6 +147,12 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       if (step.record) state.conversations.set(id, JSON.stringify(step.record));
       queues.inbox.pop(id);
+      for (const result of step.results ?? []) {
+        state.results.set(result.runId, JSON.stringify(result));
+      }
+      // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
+      if (step.suppression === 'add') state.suppressed.add(id);
+      if (step.suppression === 'remove') state.suppressed.delete(id);
       let outbox: ClaimWithView<'outbox'> | undefined;
       if (step.outbound.length > 0) {
         const wasEmpty = queues.outbox.items(id).length === 0;
@@ -161,7 +167,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             partition: claim.partition,
             token,
             ...parseConversationId(id),
-            view: state.outboxView(claim),
+            view: state.outboxView(claim, now),
           };
         } else {
           listeners.emit('outbox', claim.partition);

@@ -55,6 +55,12 @@ export class MemoryLeaseQueue {
     if (list?.length === 0) this.lists.delete(id);
   }
 
+  /** Moves the first `count` items to the tail, in their order. */
+  rotate(id: string, count: number): void {
+    const list = this.lists.get(id);
+    if (list) list.push(...list.splice(0, count));
+  }
+
   replaceHead(id: string, item: string): void {
     const list = this.lists.get(id);
     if (list && list.length > 0) list[0] = item;

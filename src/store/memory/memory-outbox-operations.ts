@@ -18,8 +18,8 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
   const { outbox, inbox } = state.queues;
 
   return {
-    async readOutbox(claim) {
-      return state.outboxView(claim);
+    async readOutbox(claim, now) {
+      return state.outboxView(claim, now);
     },
 
     async recordSent(claim, messageId, record, now) {
@@ -48,18 +48,20 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       const head = state.head<OutboundMessage>('outbox', claim);
       if (head?.id === messageId) {
         outbox.pop(id);
+        if (head.loopGuard) state.countSend(id, head.loopGuard, now);
         // Recorded now: its body must no longer lead a takeover to this sms id.
         const bodies = state.unrecorded.get(id)?.bodies;
         if (bodies?.get(head.body) === record.smsId) bodies.delete(head.body);
       }
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       // Nothing left to send: released here, as the Redis script does.
+      const nextOutbox = state.outboxView(claim, now);
       if (outbox.items(id).length === 0) {
         outbox.release(id, claim.partition, claim.token, now, now);
-        return { ok: true, nextOutbox: state.outboxView(claim), released: true };
+        return { ok: true, nextOutbox, released: true };
       }
       outbox.extend(id, claim.partition, now);
-      return { ok: true, nextOutbox: state.outboxView(claim), released: false };
+      return { ok: true, nextOutbox, released: false };
     },
 
     async deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil) {

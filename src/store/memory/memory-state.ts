@@ -1,8 +1,16 @@
 import { conversationId } from '../conversation-id.ts';
 import { partitionOf } from '../partition-of.ts';
 import type { ReadyListeners } from '../ready-listeners.ts';
-import type { ConversationKey, MailboxEvent, MessageRecord, OutboundMessage } from '../records.ts';
+import {
+  type ConversationKey,
+  type DroppedMessage,
+  droppedSmsId,
+  type MailboxEvent,
+  type MessageRecord,
+  type OutboundMessage,
+} from '../records.ts';
 import type { InboxView, OutboxView, QueueName } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
 import { MemoryTimers } from './memory-timers.ts';
 
@@ -30,6 +38,12 @@ export class MemoryState {
   readonly seen = new Map<string, number>();
   /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
   readonly sent = new Map<string, { smsId: string; expiresAt: number }>();
+  /** conversation ids of the phones that opted out (the suppression list) */
+  readonly suppressed = new Set<string>();
+  /** conversation id → times (ms) of the last sends to the phone, newest first, and expiry (ms) */
+  readonly sends = new Map<string, { times: number[]; expiresAt: number }>();
+  /** run id → result JSON */
+  readonly results = new Map<string, string>();
   /** conversation id → applied event ids, oldest first */
   readonly applied = new Map<string, string[]>();
   /** dead letter JSON, newest first */
@@ -84,11 +98,87 @@ export class MemoryState {
     };
   }
 
-  /** The outbox's head message and the sms id its "sent" guard holds, as `readOutbox` answers. */
-  outboxView(key: ConversationKey): OutboxView {
-    const message = this.head<OutboundMessage>('outbox', key);
+  /**
+   * The outbox's head message as the sender may send it at `now`, and the sms id its "sent"
+   * guard holds, as `readOutbox` answers: first drops the head messages that must not be sent
+   * (a suppressed phone, the loop guard), as the Redis scripts' `outboxHead` does.
+   */
+  outboxView(key: ConversationKey, now: number): OutboxView {
+    const dropped = this.dropUnsendable(key, now);
+    const message =
+      dropped.length < storeLimits.dropsPerView ? this.head<OutboundMessage>('outbox', key) : null;
     const guard = message ? this.sent.get(this.inPartition(key.phone, message.id)) : undefined;
-    return { message, sentSmsId: guard?.smsId ?? null };
+    return {
+      message,
+      sentSmsId: guard?.smsId ?? null,
+      ...(dropped.length > 0 && { dropped }),
+    };
+  }
+
+  /** Pops the head messages that must not be sent at `now`, recording each as dropped. */
+  private dropUnsendable(key: ConversationKey, now: number): DroppedMessage[] {
+    const id = conversationId(key);
+    const dropped: DroppedMessage[] = [];
+    while (dropped.length < storeLimits.dropsPerView) {
+      const message = this.head<OutboundMessage>('outbox', key);
+      if (!message || message.compliance === 'opt-out' || message.contact) break;
+      const held = (m: OutboundMessage) => m.holdUntil !== undefined && m.holdUntil > now;
+      if (!this.suppressed.has(id) && held(message)) {
+        // Quiet hours: the held head moves behind the first message that is not held.
+        const items = this.queues.outbox
+          .items(id)
+          .map((json) => JSON.parse(json) as OutboundMessage);
+        const free = items.findIndex((m) => !held(m));
+        if (free < 0) break;
+        this.queues.outbox.rotate(id, free);
+        continue;
+      }
+      const reason = this.suppressed.has(id)
+        ? 'suppressed'
+        : message.loopGuard &&
+            message.compliance !== 'help' &&
+            this.overLoopGuard(id, message.loopGuard, now)
+          ? 'loop_guard'
+          : undefined;
+      if (!reason) break;
+      this.queues.outbox.pop(id);
+      const smsId = droppedSmsId(message.id);
+      const record: MessageRecord = {
+        v: 1,
+        smsId,
+        location: message.location,
+        phone: message.phone,
+        status: 'errored',
+        statusReason: reason,
+        runId: message.runId,
+        botId: message.botId,
+        outboxId: message.id,
+      };
+      this.messages.set(this.inPartition(key.phone, smsId), JSON.stringify(record));
+      this.recordedSent.add(this.inPartition(key.phone, smsId));
+      dropped.push({ id: message.id, reason, botId: message.botId });
+    }
+    return dropped;
+  }
+
+  private overLoopGuard(
+    id: string,
+    guard: { max: number; windowMs: number },
+    now: number,
+  ): boolean {
+    const sends = this.sends.get(id);
+    if (!sends || sends.expiresAt <= now) return false;
+    const oldest = sends.times[guard.max - 1];
+    return oldest !== undefined && oldest > now - guard.windowMs;
+  }
+
+  /** Counts a send under its loop guard (record-sent-13.lua does the same). */
+  countSend(id: string, guard: { max: number; windowMs: number }, now: number): void {
+    const sends = this.sends.get(id);
+    const times = sends && sends.expiresAt > now ? sends.times : [];
+    times.unshift(now);
+    times.length = Math.min(times.length, guard.max);
+    this.sends.set(id, { times, expiresAt: now + guard.windowMs });
   }
 
   /**
@@ -96,7 +186,7 @@ export class MemoryState {
    * or `inDoubtUntil` set) with no "sent" guard, the sms id of its unrecorded send, if any.
    */
   claimedOutboxView(key: ConversationKey, takenOver: boolean, now: number): OutboxView {
-    const view = this.outboxView(key);
+    const view = this.outboxView(key, now);
     const message = view.message;
     if (message && !view.sentSmsId && (takenOver || message.inDoubtUntil !== undefined)) {
       const smsId = this.unrecordedOf(conversationId(key), now)?.get(message.body);

@@ -9,6 +9,7 @@ import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisMonitoringOperations } from './redis-monitoring-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
+import { redisResultOperations } from './redis-result-operations.ts';
 import type { RedisStoreContext } from './redis-store-context.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
@@ -68,6 +69,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisInspectionOperations(context),
     ...redisTimerOperations(context),
     ...redisMonitoringOperations(context),
+    ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),
     close: () => ready.close(),
   };

@@ -30,6 +30,11 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:sent:<outboxMessageId>          string the sms id; EX 7 days
  * rf:{p7}:unrecorded:<location>:<phone>   hash   body → sms id of statuses for sms not recorded as
  *                                                sent (a takeover's in-doubt head); EX 7 days
+ * rf:{p7}:suppressed:<location>:<phone>   string the phone opted out (JSON: when); no TTL, until it opts in
+ * rf:{p7}:sends:<location>:<phone>        list   times (ms) of the last sends to the phone, newest
+ *                                                first, capped at the loop guard's max; PX its window
+ * rf:{p7}:result:<runId>                  string a conversation's result JSON (it outlives the conversation)
+ * rf:{p7}:results:<botId>                 zset   run id → start time (ms): the bot's results in the partition
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
  * ```
@@ -63,6 +68,10 @@ export function storeKeys(prefix: string, partitions: number) {
       timers: `${tag}timers`,
       timerPrefix: `${tag}timer:`,
       conversationTimersPrefix: `${tag}conv-timers:`,
+      suppressedPrefix: `${tag}suppressed:`,
+      sendsPrefix: `${tag}sends:`,
+      resultPrefix: `${tag}result:`,
+      resultsPrefix: `${tag}results:`,
     };
   };
   // Made once per partition rather than on every store call.
@@ -97,6 +106,10 @@ export function storeKeys(prefix: string, partitions: number) {
       timers: keys.timers,
       timerPrefix: keys.timerPrefix,
       conversationTimersPrefix: keys.conversationTimersPrefix,
+      suppressedPrefix: keys.suppressedPrefix,
+      sendsPrefix: keys.sendsPrefix,
+      resultPrefix: keys.resultPrefix,
+      resultsPrefix: keys.resultsPrefix,
       /** The conversation id: the member of the ready sets, appended to the prefixes above. */
       id,
       list: (queue: QueueName) => keys.listPrefix(queue) + id,
@@ -110,6 +123,10 @@ export function storeKeys(prefix: string, partitions: number) {
       /** The ids of the conversation's pending timers (an index of the partition's `timers`). */
       conversationTimers: keys.conversationTimersPrefix + id,
       timer: (timerId: string) => keys.timerPrefix + timerId,
+      /** Set while the phone is opted out of the location. */
+      suppressed: keys.suppressedPrefix + id,
+      /** The loop guard's count: recent send times to the phone. */
+      sends: keys.sendsPrefix + id,
     };
   };
 

@@ -1,4 +1,4 @@
-import type { MailboxEvent, MessageRecord, OutboundMessage } from '../records.ts';
+import type { DroppedMessage, MailboxEvent, MessageRecord, OutboundMessage } from '../records.ts';
 import type { CommitResult, InboxView, OutboxView, RecordSentResult } from '../store.ts';
 
 /** A JSON value from a script reply, where the scripts answer '' (or Redis nil) for "none". */
@@ -9,7 +9,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-13.lua` and `claim-7.lua` (inbox) return them. */
+/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-17.lua` and `claim-9.lua` (inbox) return them. */
 export function inboxViewOf(reply: unknown[]): InboxView {
   const [record, next, origin] = reply;
   return {
@@ -19,21 +19,33 @@ export function inboxViewOf(reply: unknown[]): InboxView {
   };
 }
 
-/** `{head message JSON, sms id}` pairs, as `read-outbox-2.lua` and `record-sent-10.lua` return them, or `claim-7.lua` (outbox) with its `taken over` flag after them. */
+/**
+ * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-9.lua` (outbox) returns
+ * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-17.lua` answer the same with
+ * '' for `taken over`.
+ */
 export function outboxViewOf(reply: unknown[]): OutboxView {
-  const [message, smsId, takenOver] = reply;
+  const [message, smsId, takenOver, dropped] = reply;
+  const droppedList = jsonOrNull<DroppedMessage[]>(dropped);
   return {
     message: jsonOrNull<OutboundMessage>(message),
     sentSmsId: typeof smsId === 'string' && smsId !== '' ? smsId : null,
     ...(takenOver === 1 && { takenOver: true }),
+    ...(droppedList && droppedList.length > 0 && { dropped: droppedList }),
   };
 }
 
-/** `record-sent-10.lua`'s reply: `{'ok', next head, sms id, released}` or `{'lost-lock'}`. */
+/** `record-sent-13.lua`'s reply: `{'ok', next head, sms id, released, dropped}` or `{'lost-lock'}`. */
 export function recordSentResultOf(reply: unknown): RecordSentResult {
   const [status, ...view] = Array.isArray(reply) ? reply : [reply];
-  if (status === 'ok')
-    return { ok: true, nextOutbox: outboxViewOf(view.slice(0, 2)), released: view[2] === 1 };
+  if (status === 'ok') {
+    const [head, smsId, released, dropped] = view;
+    return {
+      ok: true,
+      nextOutbox: outboxViewOf([head, smsId, '', dropped]),
+      released: released === 1,
+    };
+  }
   if (status === 'lost-lock') return { ok: false, reason: status };
   throw new Error(`unexpected store script reply ${String(status)}`);
 }

@@ -7,7 +7,12 @@ import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { timerEventJsonStart } from '../timer-event-json.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
-import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
+import {
+  droppedTtl,
+  type RedisStoreContext,
+  seconds,
+  withStoreErrors,
+} from './redis-store-context.ts';
 
 type InboxOperations = Pick<
   Store,
@@ -35,21 +40,24 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       p.messagePrefix,
       p.sentPrefix,
       p.unrecordedPrefix,
+      p.suppressedPrefix,
+      p.sendsPrefix,
     ];
-    const reply = await withStoreErrors('claim', () =>
-      scripts.run('claim', scriptKeys, [now, leaseMs, token, queue, max]),
-    );
+    const args = [now, leaseMs, token, queue, max, droppedTtl, storeLimits.dropsPerView];
+    const reply = await withStoreErrors('claim', () => scripts.run('claim', scriptKeys, args));
     if (!Array.isArray(reply)) return [];
     const claims: ClaimWithView<typeof queue>[] = [];
-    for (let i = 0; i + 3 < reply.length; i += 4) {
+    // Four values per claim for the inbox, five for the outbox (its view has `dropped`).
+    const stride = queue === 'inbox' ? 4 : 5;
+    for (let i = 0; i + stride - 1 < reply.length; i += stride) {
       const id = reply[i];
       if (typeof id !== 'string' || id === '') continue;
-      const view = reply.slice(i + 1, i + 4) as unknown[];
+      const view = reply.slice(i + 1, i + stride) as unknown[];
       claims.push({
         queue,
         partition,
-        // The first claim gets the token; the n-th after it `<token>:<n>` (claim-7.lua).
-        token: i === 0 ? token : `${token}:${i / 4}`,
+        // The first claim gets the token; the n-th after it `<token>:<n>` (claim-9.lua).
+        token: i === 0 ? token : `${token}:${i / stride}`,
         ...parseConversationId(id),
         view: (queue === 'inbox' ? inboxViewOf(view) : outboxViewOf(view)) as QueueView<
           typeof queue
@@ -183,6 +191,10 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.conversationTimers,
         c.lock('outbox'),
         c.sentPrefix,
+        c.suppressed,
+        c.sends,
+        c.resultPrefix,
+        c.resultsPrefix,
       ];
       const outboxToken = step.claimOutbox ? context.newToken() : '';
       const timers = step.timers ?? { set: [], cancel: [] };
@@ -204,12 +216,27 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         timers.set.length,
         ...timers.set.flatMap((timer) => [timer.id, timer.dueAt, timerEventJsonStart(timer)]),
         ...timers.cancel,
+        step.suppression ?? '',
+        step.suppression === 'add' ? JSON.stringify({ at: now }) : '',
+        droppedTtl,
+        storeLimits.dropsPerView,
+        step.results?.length
+          ? JSON.stringify(
+              step.results.map((result) => ({
+                runId: result.runId,
+                botId: result.bot,
+                score: result.startedAt,
+                json: JSON.stringify(result),
+              })),
+            )
+          : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),
       )) as unknown[];
       if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
       const outbox = jsonOrNull<OutboundMessage>(view[4]);
+      const handedDropped = jsonOrNull<unknown[]>(view[6]);
       const next = inboxViewOf(view);
       // The script sends the record back only when the step left it as it was.
       if (step.record) next.record = step.record;
@@ -217,14 +244,14 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         ok: true,
         next,
         released: view[3] === 1,
-        ...(outbox && {
+        ...((outbox || handedDropped) && {
           outbox: {
             queue: 'outbox' as const,
             partition: claim.partition,
             token: outboxToken,
             location: claim.location,
             phone: claim.phone,
-            view: outboxViewOf([view[4], view[5]]),
+            view: outboxViewOf([view[4], view[5], '', view[6]]),
           },
         }),
       };

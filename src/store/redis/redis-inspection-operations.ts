@@ -7,6 +7,7 @@ import { type RedisStoreContext, withStoreErrors } from './redis-store-context.t
 type InspectionOperations = Pick<
   Store,
   | 'getConversation'
+  | 'isSuppressed'
   | 'getMessage'
   | 'listApplied'
   | 'pendingEvents'
@@ -29,6 +30,10 @@ export function redisInspectionOperations({
     async getConversation(key) {
       const record = keys.conversation(key).record;
       return jsonOrNull(await withStoreErrors('getConversation', () => redis.hget(record, 'json')));
+    },
+    async isSuppressed(key) {
+      const suppressed = keys.conversation(key).suppressed;
+      return (await withStoreErrors('isSuppressed', () => redis.exists(suppressed))) === 1;
     },
     async getMessage(phone, smsId) {
       // Message records live in the partition of their phone; the location plays no part.

@@ -3,19 +3,26 @@ import { statusRank } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
-import { type RedisStoreContext, seconds, withStoreErrors } from './redis-store-context.ts';
+import {
+  droppedTtl,
+  type RedisStoreContext,
+  seconds,
+  withStoreErrors,
+} from './redis-store-context.ts';
 
 type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
 
 /** The sender's operations on a claimed outbox, over the Lua scripts. */
 export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): OutboxOperations {
   return {
-    async readOutbox(claim) {
+    async readOutbox(claim, now) {
       const c = keys.conversation(claim);
-      const reply = await withStoreErrors('readOutbox', () =>
-        scripts.run('read-outbox', [c.list('outbox'), c.sentPrefix], []),
-      );
-      return outboxViewOf(reply as unknown[]);
+      const scriptKeys = [c.list('outbox'), c.sentPrefix, c.suppressed, c.sends, c.messagePrefix];
+      const args = [now, droppedTtl, storeLimits.dropsPerView];
+      const [head, smsId, dropped] = (await withStoreErrors('readOutbox', () =>
+        scripts.run('read-outbox', scriptKeys, args),
+      )) as unknown[];
+      return outboxViewOf([head, smsId, '', dropped]);
     },
 
     async recordSent(claim, messageId, record, now) {
@@ -32,6 +39,9 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
         c.ready('inbox'),
         c.sentPrefix,
         c.unrecorded,
+        c.suppressed,
+        c.sends,
+        c.messagePrefix,
       ];
       const args = [
         claim.token,
@@ -45,6 +55,8 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
         c.id,
         keys.readyChannel,
         c.readyMessage('inbox'),
+        droppedTtl,
+        storeLimits.dropsPerView,
       ];
       const reply = await withStoreErrors('recordSent', () =>
         scripts.run('record-sent', scriptKeys, args),

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { storeLimits } from '../store-limits.ts';
 import type { StoreKeys } from './keys.ts';
 import type { StoreScripts } from './store-scripts.ts';
 import { toStoreError } from './to-store-error.ts';
@@ -23,3 +24,6 @@ export async function withStoreErrors<T>(operation: string, run: () => Promise<T
 
 /** Seconds for `EX`, rounded up so a TTL is never shorter than asked. */
 export const seconds = (ms: number) => Math.ceil(ms / 1_000);
+
+/** The TTL (s) of a dropped message's record, as the outbox scripts take it. */
+export const droppedTtl = Math.ceil(storeLimits.droppedRecordTtlMs / 1_000);

@@ -6,7 +6,7 @@ import { type RedisStoreContext, withStoreErrors } from './redis-store-context.t
 type TimerOperations = Pick<Store, 'claimDueTimers' | 'nextTimerDue' | 'pendingTimers'>;
 
 /**
- * The durable timers: written and deleted by `commit-step-13.lua`, moved into mailboxes when
+ * The durable timers: written and deleted by `commit-step-17.lua`, moved into mailboxes when
  * due by `claim-due-timers-5.lua`. A partition's timers are one zset scored by due time, so
  * finding the due ones costs O(log n) whatever their number, and no process holds a timer.
  */

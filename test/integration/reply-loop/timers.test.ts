@@ -6,7 +6,7 @@ import { defineBot } from '../../../src/bot/define-bot.ts';
 import { reply } from '../../../src/bot/reply.ts';
 import { createManualClock } from '../../../src/scheduler/create-manual-clock.ts';
 import reminder from '../../fixtures/bots/reminder-bot.ts';
-import { location, type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
+import { location, type ReplyLoop, settle, startReplyLoop } from '../../support/reply-loop.ts';
 
 /** A bot with no timer of its own: only its 3-day expiry can end it. */
 const idle = defineBot({
@@ -31,19 +31,6 @@ const registry = createBotRegistry([
 ]);
 const greeting = 'Please confirm your appointment: reply YES.';
 const reminderText = 'Reminder: please reply YES to confirm.';
-
-/** Lets anything wrongly pending show itself before a "nothing more was sent" assertion. */
-async function settle(loop: ReplyLoop, phone: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    const [events, outbound] = await Promise.all([
-      loop.store.pendingEvents({ location, phone }),
-      loop.store.pendingOutbound({ location, phone }),
-    ]);
-    if (events.length === 0 && outbound.length === 0) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  await new Promise((r) => setTimeout(r, 150));
-}
 
 describe.each(['redis', 'memory'] as const)('durable timers on the %s store', (store) => {
   let loop: ReplyLoop;

@@ -9,6 +9,8 @@ import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { monitoringContract } from './contract/monitoring-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
+import { resultContract } from './contract/result-contract.ts';
+import { suppressionContract } from './contract/suppression-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
 export interface StoreUnderTest {
@@ -47,6 +49,8 @@ export function describeStoreContract(
     outboxContract(store);
     inspectionContract(store);
     timerContract(store);
+    suppressionContract(store);
+    resultContract(store);
     monitoringContract(store);
   });
 }

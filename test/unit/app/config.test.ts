@@ -65,6 +65,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the env location’s loop guard as <max>/<window>, and refuses another form', async () => {
+    const config = await loadConfig({ ...single, REPLYFLOW_LOOP_GUARD: '30/1h' });
+    expect(config.locations[0]?.compliance).toEqual({ loopGuard: { max: 30, window: '1h' } });
+    await expect(loadConfig({ ...single, REPLYFLOW_LOOP_GUARD: 'ten a minute' })).rejects.toThrow(
+      /REPLYFLOW_LOOP_GUARD must be <max>\/<window>/,
+    );
+  });
+
   it('has no location at all when nothing is set (dev then runs the emulator)', async () => {
     expect((await loadConfig({})).locations).toEqual([]);
   });

@@ -10,13 +10,13 @@
   sms's early status list, which `recordSent` moves into the mailbox with the record's run.
   Its body, when given, goes into the conversation's unrecorded sends (body → sms id): should
   the sender that made the request have died before recording it, the claim that takes its
-  outbox over finds the sms id there instead of sending the message again (see claim-7.lua).
+  outbox over finds the sms id there instead of sending the message again (see claim-9.lua).
 
   The partition is announced when this call made a conversation ready and left it to any
   worker, unless other conversations were already due there (a backlog: see below).
 
   With a lease given, a conversation this call made ready (it had no ready time: nobody holds
-  it, nothing waits) and that has no lock is claimed here, up to `max` of them, as claim-7.lua
+  it, nothing waits) and that has no lock is claimed here, up to `max` of them, as claim-9.lua
   would, for the worker of the caller's process: token `<token base>:<n>`, ready time
   now + lease, and not announced. Its first view comes back with it.
 
@@ -117,7 +117,7 @@ if fresh > 0 and redis.call('ZCOUNT', KEYS[2], '-inf', ARGV[1]) <= fresh then
   redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
 local reply = {0, pushed}
--- The first view of each claim, as claim-7.lua reads it, once every item is in.
+-- The first view of each claim, as claim-9.lua reads it, once every item is in.
 for _, claim in ipairs(claimed) do
   local id = claim[1]
   local head = redis.call('LINDEX', KEYS[3] .. id, 0) or ''

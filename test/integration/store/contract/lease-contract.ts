@@ -103,7 +103,7 @@ export function leaseContract(store: () => Store): void {
       await queueOutbound(store(), phone, messages);
       const claim = await claimOf(store(), 'outbox', phone, t0);
       expect(claim.view).toEqual({ message: messages[0], sentSmsId: null });
-      expect(claim.view).toEqual(await store().readOutbox(claim));
+      expect(claim.view).toEqual(await store().readOutbox(claim, t0));
     });
 
     it('hides a claimed conversation until its lease passes, then hands it over and fences the old token', async () => {

@@ -20,7 +20,7 @@ export function outboxContract(store: () => Store): void {
       const message = outboundMessage(phone, 'e-0:0');
       await queueOutbound(store(), phone, [message, outboundMessage(phone, 'e-0:1')]);
       const claim = await claimOf(store(), 'outbox', phone, t0);
-      expect(await store().readOutbox(claim)).toEqual({ message, sentSmsId: null });
+      expect(await store().readOutbox(claim, t0)).toEqual({ message, sentSmsId: null });
       expect(claim.view).toEqual({ message, sentSmsId: null });
 
       const record = sentRecord(phone, 'sms-1', message.id);
@@ -31,7 +31,7 @@ export function outboxContract(store: () => Store): void {
       });
       expect((await store().pendingOutbound(keyOf(phone))).map((m) => m.id)).toEqual(['e-0:1']);
       expect(await store().getMessage(phone, 'sms-1')).toEqual(record);
-      expect(await store().readOutbox(claim)).toMatchObject({
+      expect(await store().readOutbox(claim, t0)).toMatchObject({
         message: { id: 'e-0:1' },
         sentSmsId: null,
       });
@@ -42,7 +42,7 @@ export function outboxContract(store: () => Store): void {
 
       await queueOutbound(store(), phone, [message], t0 + 1);
       const again = await claimOf(store(), 'outbox', phone, t0 + 1);
-      expect(await store().readOutbox(again)).toEqual({ message, sentSmsId: 'sms-1' });
+      expect(await store().readOutbox(again, t0)).toEqual({ message, sentSmsId: 'sms-1' });
       expect(again.view).toEqual({ message, sentSmsId: 'sms-1' });
     });
 
@@ -72,7 +72,7 @@ export function outboxContract(store: () => Store): void {
       });
       expect(result).toEqual({
         ok: true,
-        nextOutbox: await store().readOutbox(claim),
+        nextOutbox: await store().readOutbox(claim, t0),
         released: false,
       });
     });
@@ -179,7 +179,7 @@ export function outboxContract(store: () => Store): void {
 
       expect(await store().claim('outbox', claim.partition, leaseMs, t0 + 59_999)).toBeNull();
       const again = await claimOf(store(), 'outbox', phone, t0 + 60_000);
-      expect(await store().readOutbox(again)).toEqual({
+      expect(await store().readOutbox(again, t0)).toEqual({
         message: { ...message, attempts: 3 },
         sentSmsId: null,
       });

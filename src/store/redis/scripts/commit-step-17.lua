@@ -6,7 +6,7 @@
   mailbox empty, releases the claim as release-3.lua would (deletes the lock, drops the
   conversation from the ready set): the drain is over, and that saves the worker a call.
   Otherwise extends the lease. When the step queues messages onto an outbox that was empty
-  and unclaimed and an outbox token is given, claims that outbox as claim-7.lua would (lock,
+  and unclaimed and an outbox token is given, claims that outbox as claim-9.lua would (lock,
   ready time now + lease), without announcing it, and answers with its first view: the
   process's own sender takes it from there without a claim of its own.
 
@@ -24,6 +24,10 @@
     KEYS[11] timers of the conversation (zset)
     KEYS[12] outbox lock
     KEYS[13] sent guard key prefix (+ outbox message id)
+    KEYS[14] suppression of the conversation's phone
+    KEYS[15] recent sends to the phone (the loop guard's count)
+    KEYS[16] result key prefix (+ run id), in the partition
+    KEYS[17] results index key prefix (+ bot id), in the partition
     ARGV[1] token
     ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
@@ -42,12 +46,22 @@
     then three per timer to set (replacing one with the same id): id, due time (ms), and its
     TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
     then the ids of the timers to cancel (only the conversation's own are deleted)
+    The last five ARGV, after those (read from the end): the suppression change ('add',
+    'remove' or ''), its JSON when added, the dropped record TTL (s), the most messages to
+    drop from the claimed outbox's head, and the results to write: a JSON array of {runId,
+    botId, score, json} (each result's JSON, kept as it is, and its index score).
   Output:
     {'lost-lock'} | {'stale'} |
-    {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard}
-    ('' = none; released: 1 or 0; the outbox head only when this call claimed the outbox; the
-    record JSON only when ARGV[4] left the record as it was: otherwise the caller has it)
+    {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard,
+    dropped JSON} ('' = none; released: 1 or 0; the outbox head and dropped JSON only when this
+    call claimed the outbox, read as read-outbox-5.lua reads it, with '' as head when all of it
+    was dropped; the record JSON only when ARGV[4] left the
+    record as it was: otherwise the caller has it)
 ]]
+local argc = #ARGV - 5
+local suppression, suppressionJson = ARGV[argc + 1], ARGV[argc + 2]
+local droppedTtl, dropLimit = tonumber(ARGV[argc + 3]), tonumber(ARGV[argc + 4])
+local results = ARGV[argc + 5]
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
 end
@@ -63,18 +77,34 @@ if ARGV[4] ~= '' then
   redis.call('HSET', KEYS[3], 'seq', ARGV[5], 'json', ARGV[4])
 end
 redis.call('LPOP', KEYS[2])
+if results ~= '' then
+  for _, result in ipairs(cjson.decode(results)) do
+    redis.call('SET', KEYS[16] .. result.runId, result.json)
+    redis.call('ZADD', KEYS[17] .. result.botId, result.score, result.runId)
+  end
+end
+-- Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
+if suppression == 'add' then
+  redis.call('SET', KEYS[14], suppressionJson)
+elseif suppression == 'remove' then
+  redis.call('DEL', KEYS[14])
+end
 local outbound = tonumber(ARGV[13])
-local handed, handedSmsId = '', ''
+local handed, handedSmsId, handedDropped = '', '', {}
 if outbound > 0 then
   local wasEmpty = redis.call('LLEN', KEYS[6]) == 0
   redis.call('RPUSH', KEYS[6], unpack(ARGV, 14, 13 + outbound))
   if ARGV[11] ~= '' and wasEmpty and redis.call('EXISTS', KEYS[12]) == 0 then
     local outboxLease = tonumber(ARGV[12])
-    -- No TTL: an outbox lock stays until released (see claim-7.lua).
+    -- No TTL: an outbox lock stays until released (see claim-9.lua).
     redis.call('HSET', KEYS[12], 'token', ARGV[11], 'lease', outboxLease)
     redis.call('ZADD', KEYS[7], tonumber(ARGV[6]) + outboxLease, ARGV[8])
-    handed = ARGV[14]
-    handedSmsId = redis.call('GET', KEYS[13] .. cjson.decode(handed).id) or ''
+    handed = outboxHead(KEYS[6], KEYS[14], KEYS[15], KEYS[8], tonumber(ARGV[6]), handedDropped,
+      droppedTtl, dropLimit)
+    -- All dropped: the claim is handed over all the same, so the sender logs them and releases.
+    if handed ~= '' then
+      handedSmsId = redis.call('GET', KEYS[13] .. cjson.decode(handed).id) or ''
+    end
   else
     redis.call('ZADD', KEYS[7], 'NX', ARGV[6], ARGV[8])
     redis.call('PUBLISH', ARGV[9], ARGV[10])
@@ -89,7 +119,7 @@ for i = at + 1, at + 3 * sets, 3 do
   redis.call('ZADD', KEYS[9], dueAt, id)
   redis.call('ZADD', KEYS[11], dueAt, id)
 end
-for i = at + 1 + 3 * sets, #ARGV do
+for i = at + 1 + 3 * sets, argc do
   local id = ARGV[i]
   if redis.call('ZREM', KEYS[11], id) == 1 then
     redis.call('ZREM', KEYS[9], id)
@@ -108,11 +138,11 @@ local next = redis.call('LINDEX', KEYS[2], 0) or ''
 if next == '' then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[5], ARGV[8])
-  return {'ok', record, '', '', 1, handed, handedSmsId}
+  return {'ok', record, '', '', 1, handed, handedSmsId, droppedJson(handedDropped)}
 end
 
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[6]) + lease, ARGV[8])
 
-return {'ok', record, next, originOf(next, KEYS[8]), 0, handed, handedSmsId}
+return {'ok', record, next, originOf(next, KEYS[8]), 0, handed, handedSmsId, droppedJson(handedDropped)}

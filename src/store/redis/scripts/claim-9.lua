@@ -5,7 +5,7 @@
   push it to now + lease), so a lock still present then is taken over: the old token stops
   holding it. Conversations found with an empty list are dropped from the ready set. Then
   reads, for the claimer, the first view of the conversation, as read-inbox-3.lua (inbox) or
-  read-outbox-2.lua (outbox) would.
+  read-outbox-5.lua (outbox) would.
 
   Outbox locks have no TTL: they stay until released, so a claim that finds one was left by a
   holder that died (or stalled past its lease) mid-claim, and says so (`taken over`). Its
@@ -23,28 +23,35 @@
     KEYS[5] message record key prefix (+ sms id), read for inbox (and for an unrecorded send)
     KEYS[6] sent guard key prefix (+ outbox message id), read for outbox
     KEYS[7] unrecorded sends key prefix (+ conversation id), read for outbox
+    KEYS[8] suppression key prefix (+ conversation id), read for outbox
+    KEYS[9] recent sends key prefix (+ conversation id), read for outbox (the loop guard)
     ARGV[1] now (ms)
     ARGV[2] lease (ms)
     ARGV[3] the new token
     ARGV[4] the queue: 'inbox' | 'outbox'
     ARGV[5] most conversations to claim (default 1); the n-th after the first gets the token
             `<ARGV[3]>:<n>`
+    ARGV[6] outbox: dropped record TTL (s)
+    ARGV[7] outbox: most messages to drop per conversation
   Output:
     '' when nothing is ready; else four per claim, for inbox {conversation id, record JSON,
     head event JSON, origin message record JSON}, for outbox {conversation id, head message
-    JSON, sms id of its sent guard (or of its unrecorded send), taken over: 1 or 0}, '' for
-    each one missing
+    JSON, sms id of its sent guard (or of its unrecorded send), taken over: 1 or 0, dropped
+    JSON} (five), '' for each one missing. An outbox head is read as read-outbox-5.lua reads
+    it: the messages that must not be sent (suppressed phone, loop guard) are dropped first.
 ]]
 local now = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
 local max = tonumber(ARGV[5] or '1') or 1
 local outbox = ARGV[4] == 'outbox'
 
--- The claim's first view, as read-inbox-3.lua / read-outbox-2.lua read it, onto `reply`.
+-- The claim's first view, as read-inbox-3.lua / read-outbox-5.lua read it, onto `reply`.
 local function view(reply, claimed, takenOver)
-  local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
   reply[#reply + 1] = claimed
   if outbox then
+    local dropped = {}
+    local head = outboxHead(KEYS[3] .. claimed, KEYS[8] .. claimed, KEYS[9] .. claimed, KEYS[5],
+      now, dropped, tonumber(ARGV[6]), tonumber(ARGV[7]))
     local smsId = ''
     if head ~= '' then
       local message = cjson.decode(head)
@@ -59,8 +66,10 @@ local function view(reply, claimed, takenOver)
     reply[#reply + 1] = head
     reply[#reply + 1] = smsId
     reply[#reply + 1] = takenOver and 1 or 0
+    reply[#reply + 1] = droppedJson(dropped)
     return
   end
+  local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
   local origin = originOf(head, KEYS[5])
   reply[#reply + 1] = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
   reply[#reply + 1] = head

@@ -1,0 +1,61 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../app/config.ts';
+import { openStore } from '../app/open-store.ts';
+import { ConfigError, ReplyflowError } from '../errors.ts';
+import { createLogger } from '../observability/logger.ts';
+import { type ResultFormat, writeResults } from '../results/write-results.ts';
+
+/** `replyflow results <bot>`: a bot's conversation results from the store at REDIS_URL. */
+export function registerResultsCommand(program: Command): void {
+  program
+    .command('results')
+    .description(
+      "Print a bot's conversation results (what its flows recorded), from the store at REDIS_URL",
+    )
+    .argument('<bot>', 'the bot id')
+    .option('--format <format>', 'csv or json', 'csv')
+    .option('--since <iso>', 'only conversations started at or after this time (ISO 8601)')
+    .option('--location <name>', 'only this location')
+    .action(async (bot: string, options: { format: string; since?: string; location?: string }) => {
+      try {
+        await printResults(bot, options);
+      } catch (error) {
+        if (!(error instanceof ReplyflowError)) throw error;
+        process.stderr.write(`replyflow results: ${error.code}: ${error.message}\n`);
+        process.exit(1);
+      }
+    });
+}
+
+async function printResults(
+  bot: string,
+  options: { format: string; since?: string; location?: string },
+): Promise<void> {
+  if (options.format !== 'csv' && options.format !== 'json') {
+    throw new ConfigError(`--format must be csv or json, not '${options.format}'`);
+  }
+  const since = options.since === undefined ? undefined : Date.parse(options.since);
+  if (since !== undefined && Number.isNaN(since)) {
+    throw new ConfigError(
+      `--since must be an ISO 8601 date such as 2026-12-01T00:00:00Z, not '${options.since}'`,
+    );
+  }
+  const config = await loadConfig(process.env);
+  if (!config.redisUrl) {
+    throw new ConfigError(
+      'results are kept in Redis: set REDIS_URL (the in-memory store of `replyflow dev` lives only in its own process)',
+    );
+  }
+  const logger = createLogger({ level: 'warn', destination: process.stderr });
+  const { store, redis } = openStore(config, logger);
+  try {
+    await writeResults(store, bot, process.stdout, {
+      format: options.format as ResultFormat,
+      ...(since !== undefined && { since }),
+      ...(options.location !== undefined && { location: options.location }),
+    });
+  } finally {
+    await store.close();
+    redis?.disconnect();
+  }
+}

@@ -1,0 +1,77 @@
+-- The head of an outbox as the sender may send it now (DESIGN §2.6), after dropping, atomically,
+-- the head messages that must not be sent: any to a suppressed phone but the opt-out
+-- confirmation, and past the message's loop guard (its `max` sends to the phone within its
+-- `windowMs`, counted in `sendsKey` by record-sent), any but the opt-out confirmation and the
+-- help text. A contact update is never dropped. Messages held for quiet hours (`holdUntil`
+-- later than now) at the head move behind the first message that is not held; when all are, the
+-- held head is answered (the sender defers it). Each dropped message is popped and gets a
+-- message record `dropped:<outbox id>` (status errored, its reason as statusReason, kept
+-- `droppedTtl` seconds), and is appended to `dropped` as {id, reason, botId}.
+-- Answers the head JSON, or '' when the list is empty or `dropLimit` messages were dropped
+-- (the caller comes back for the rest: check LLEN, not the answer, before releasing).
+local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, dropped, droppedTtl, dropLimit)
+  local suppressed = nil
+  for _ = 1, dropLimit do
+    local head = redis.call('LINDEX', listKey, 0)
+    if not head then
+      return ''
+    end
+    local message = cjson.decode(head)
+    if message.compliance == 'opt-out' or type(message.contact) == 'table' then
+      return head
+    end
+    if suppressed == nil then
+      suppressed = redis.call('EXISTS', suppressedKey) == 1
+    end
+    local reason = nil
+    if suppressed then
+      reason = 'suppressed'
+    elseif message.holdUntil and tonumber(message.holdUntil) > now then
+      -- Held for quiet hours: the messages held at the head move behind the first one that is
+      -- not (each group keeps its order), so a direct answer never waits for the night to end.
+      local items = redis.call('LRANGE', listKey, 0, dropLimit)
+      local free = nil
+      for i = 2, #items do
+        local later = cjson.decode(items[i])
+        if not (later.holdUntil and tonumber(later.holdUntil) > now) then
+          free = i
+          break
+        end
+      end
+      if not free then
+        return head
+      end
+      for _ = 1, free - 1 do
+        redis.call('RPUSH', listKey, redis.call('LPOP', listKey))
+      end
+    elseif type(message.loopGuard) == 'table' and message.compliance ~= 'help' then
+      local oldest = redis.call('LINDEX', sendsKey, tonumber(message.loopGuard.max) - 1)
+      if oldest and tonumber(oldest) > now - tonumber(message.loopGuard.windowMs) then
+        reason = 'loop_guard'
+      end
+    end
+    if reason then
+      redis.call('LPOP', listKey)
+      local smsId = 'dropped:' .. message.id
+      local record = {
+        v = 1, smsId = smsId, location = message.location, phone = message.phone,
+        status = 'errored', statusReason = reason, runId = message.runId, botId = message.botId,
+        outboxId = message.id,
+      }
+      redis.call('HSET', messagePrefix .. smsId, 'rank', 2, 'json', cjson.encode(record), 'sent', '1')
+      redis.call('EXPIRE', messagePrefix .. smsId, droppedTtl)
+      dropped[#dropped + 1] = {id = message.id, reason = reason, botId = message.botId}
+    elseif not (message.holdUntil and tonumber(message.holdUntil) > now) then
+      return head
+    end
+  end
+  return ''
+end
+
+-- `dropped` as the JSON the driver parses ('' for none).
+local function droppedJson(dropped)
+  if #dropped == 0 then
+    return ''
+  end
+  return cjson.encode(dropped)
+end
