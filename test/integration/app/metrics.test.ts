@@ -26,9 +26,16 @@ describe('GET /metrics after a conversation, a failed send, a retry and a timer'
         return check(s) && s;
       },
       { timeout: 5_000, interval: 100, message },
-    );
+    ).catch(async (error: unknown) => {
+      const s = await scrape();
+      const lines = s.text
+        .split('\n')
+        .filter((l) => l.startsWith('replyflow_') && !l.includes('_bucket'));
+      throw new Error(`${(error as Error).message}\n${lines.join('\n')}`);
+    });
   beforeAll(async () => {
-    loop = await startReplyLoop({ registry, clock, store: 'redis' });
+    // No in-doubt grace: the injected 503 is retried at once (the in-doubt path has its own case).
+    loop = await startReplyLoop({ registry, clock, store: 'redis', inDoubtGraceMs: 0 });
   });
   afterAll(() => loop?.close());
 
