@@ -20,7 +20,10 @@ export function createClientGateway(clients: ReadonlyMap<string, MessagingClient
       return clientOf(location).sms.send({ to: message.to, body: message.body, from: '' });
     },
     async updateContact(location, group, fields) {
-      await clientOf(location).contacts.add(group, fields as ContactPayload);
+      // A flow's DOUBLE values go as the campaigns would use them: rounded, with a warning.
+      await clientOf(location).contacts.add(group, fields as ContactPayload, {
+        roundDoubles: true,
+      });
     },
   };
 }

@@ -3,6 +3,8 @@ import express, { Router } from 'express';
 import { z } from 'zod';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
+import type { EmulatorContext } from '../emulator/emulator-context.ts';
+import type { Logger } from '../observability/logger.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { Store } from '../store/store.ts';
@@ -23,8 +25,25 @@ const startSchema = z.object({
 export function createDevRouter(options: {
   store: Store;
   registry: BotRegistry;
-  clock: Clock;
+  /** Dev's clock can be moved ahead (`advance`); due timers then fire. */
+  clock: Clock & { advance?(ms: number): void };
   location: string;
+  /** The embedded emulator, when dev runs one (the dev phone's branch uses it). */
+  emulator?: EmulatorContext;
+  /** Country of numbers typed in national form. */
+  defaultCountry?: string | undefined;
+  logger?: Logger;
+  /** The live bots of `replyflow dev`: the current registry, load errors, and reloads. */
+  bots?: {
+    registry(): BotRegistry;
+    errors(): Array<{ file: string; message: string }>;
+    onChange?(
+      listener: (event: {
+        reloaded: string[];
+        errors: Array<{ file: string; message: string }>;
+      }) => void,
+    ): () => void;
+  };
 }): Router {
   const router = Router();
   router.get('/dev', (_req, res) => {

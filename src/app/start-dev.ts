@@ -1,65 +1,143 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
-import { createEmulatorApp } from '../emulator/create-emulator-app.ts';
+import { createEmulatorApp, type EmulatorApp } from '../emulator/create-emulator-app.ts';
+import { isLoopback } from '../emulator/is-loopback.ts';
 import type { Logger } from '../observability/logger.ts';
+import { createMemoryStore } from '../store/memory/create-memory-store.ts';
 import type { AppConfig } from './config.ts';
+import { createDevClock, type DevClock } from './create-dev-clock.ts';
 import { createDevRouter } from './create-dev-router.ts';
-import { type RunningReplyflow, startReplyflow } from './start-replyflow.ts';
+import { freePortOn } from './listen-on.ts';
+import { type RunningReplyflow, type StartOptions, startReplyflow } from './start-replyflow.ts';
+import { type LiveBots, watchBots } from './watch-bots.ts';
+
+export interface DevOptions {
+  /** Interface to listen on. Default 127.0.0.1: dev lets its caller drive bots and read messages. */
+  host?: string;
+  /** Watch the bots folder and reload on change. Default true. */
+  watch?: boolean;
+  /** Always the emulator and the memory store, whatever the configuration says (`replyflow chat`). */
+  embedded?: boolean;
+  /** Called after each committed step (`replyflow chat` prints them). */
+  onStep?: NonNullable<StartOptions['worker']>['onStep'];
+}
+
+export interface RunningDev extends RunningReplyflow {
+  /** The web server's URL; always set in dev. */
+  url: string;
+  /** True when the built-in emulator stands in for the messaging service. */
+  emulated: boolean;
+  emulator: EmulatorApp | undefined;
+  /** The location conversations start in. */
+  location: string;
+  clock: DevClock;
+  bots: LiveBots;
+  botsDir: string;
+}
 
 /**
- * `replyflow dev`: the bots on the embedded defaults. With no key pair configured, the
- * emulator of the messaging service runs inside the same server (its `/v1` and `/_emulator`
- * routes sit beside the webhook), the client points at it, and the webhook is registered
- * with it, so a newcomer can chat with the bots right after `npm install`.
+ * `replyflow dev` (and `replyflow chat`): the bots on the embedded defaults. With no key pair
+ * configured, the emulator of the messaging service runs inside the same server (its `/v1` and
+ * `/_emulator` routes sit beside the webhook), the client points at it, and the webhook is
+ * registered with it, so a newcomer can chat with the bots right after `npm install`. The bots
+ * folder is watched and reloaded on change, and the clock can be moved ahead.
  */
 export async function startDev(
   config: AppConfig,
   logger: Logger,
-): Promise<RunningReplyflow & { emulated: boolean }> {
-  const emulated = config.locations.length === 0;
+  options: DevOptions = {},
+): Promise<RunningDev> {
+  const host = options.host ?? '127.0.0.1';
+  const base = options.embedded
+    ? { ...config, locations: [], redisUrl: undefined, publicUrl: undefined }
+    : config;
+  const emulated = base.locations.length === 0;
+  const bots = await watchBots({ dir: base.botsDir, logger, watch: options.watch });
+  let emulator: EmulatorApp | undefined;
+  let devConfig = base;
   const extra: Router[] = [];
-  let closeEmulator = async () => {};
-  let devConfig = config;
-  if (emulated) {
-    const local = `http://127.0.0.1:${config.port}`;
-    const emulator = createEmulatorApp({
-      keyPairs: [{ id: 'dev', secret: 'dev', location: 'default' }],
+  try {
+    if (emulated) {
+      // The webhook URL registered with the emulator names the port: it must be known now.
+      const port = base.port === 0 ? await freePortOn(host) : base.port;
+      const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+      const local = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+      emulator = createEmulatorApp({
+        keyPairs: [{ id: 'dev', secret: 'dev', location: 'default' }],
+        logger,
+        // Our own webhook is on `host`: told to listen beyond loopback, dev must call it there.
+        allowRemoteWebhooks: !isLoopback(reachable),
+      });
+      const router = Router();
+      router.use(emulator.app);
+      extra.push(router);
+      devConfig = {
+        ...base,
+        port,
+        publicUrl: base.publicUrl ?? local,
+        locations: [
+          {
+            name: 'default',
+            providerUrl: `${local}/v1`,
+            apiKeyId: 'dev',
+            apiKeySecret: 'dev',
+            webhookSecret: randomBytes(16).toString('hex'),
+            defaultCountry: 'FR',
+            rateLimitPerSecond: 50,
+          },
+        ],
+      };
+    }
+    const location = devConfig.locations[0]?.name ?? 'default';
+    const clock = createDevClock();
+    // Chat is a throwaway by design: its store, made here, brings no "state lost on exit" warning.
+    const store = options.embedded ? createMemoryStore({}) : undefined;
+    const running = await startReplyflow({
+      config: devConfig,
       logger,
-    });
-    closeEmulator = () => emulator.close();
-    const router = Router();
-    router.use(emulator.app);
-    extra.push(router);
-    devConfig = {
-      ...config,
-      publicUrl: config.publicUrl ?? local,
-      locations: [
-        {
-          name: 'default',
-          providerUrl: `${local}/v1`,
-          apiKeyId: 'dev',
-          apiKeySecret: 'dev',
-          webhookSecret: randomBytes(16).toString('hex'),
-          defaultCountry: 'FR',
-          rateLimitPerSecond: 50,
-        },
+      store,
+      host,
+      registry: bots.live,
+      clock,
+      worker: { onStep: options.onStep },
+      extra: (context) => [
+        createDevRouter({
+          ...context,
+          clock,
+          bots,
+          location,
+          emulator: emulator?.context,
+          defaultCountry: devConfig.locations[0]?.defaultCountry,
+          logger,
+        }),
+        ...extra,
       ],
+    });
+    // Timers the jump made due fire now, not at the scheduler's next sweep.
+    clock.onAdvance(() => {
+      running.fireDueTimers?.().catch((error: unknown) => {
+        logger.error({ err: error }, 'firing due timers after a clock advance failed');
+      });
+    });
+    return {
+      ...running,
+      url: running.url!,
+      emulated,
+      emulator,
+      location,
+      clock,
+      bots,
+      botsDir: base.botsDir,
+      async close() {
+        bots.close();
+        await running.close();
+        await store?.close();
+        await emulator?.close();
+      },
     };
+  } catch (error) {
+    bots.close();
+    await emulator?.close();
+    throw error;
   }
-  const running = await startReplyflow({
-    config: devConfig,
-    logger,
-    extra: (context) => [
-      createDevRouter({ ...context, location: devConfig.locations[0]?.name ?? 'default' }),
-      ...extra,
-    ],
-  });
-  return {
-    ...running,
-    emulated,
-    async close() {
-      await running.close();
-      await closeEmulator();
-    },
-  };
 }

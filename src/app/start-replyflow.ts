@@ -3,7 +3,7 @@ import type { Router } from 'express';
 import { createAdminRouter } from '../admin/create-admin-router.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
-import { createWorker } from '../conversation/create-worker.ts';
+import { createWorker, type WorkerOptions } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
@@ -22,6 +22,7 @@ import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
 import { listenOn } from './listen-on.ts';
 import { logBotTexts } from './log-bot-texts.ts';
+import { logTurn } from './log-turn.ts';
 import { turnLabels, webhookOutcome } from './metric-labels.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
@@ -32,12 +33,19 @@ export interface StartOptions {
   logger: Logger;
   /** Which parts run in this process. `start` runs all; `worker` runs all but the web server. */
   roles?: { web?: boolean; worker?: boolean; sender?: boolean; scheduler?: boolean };
+  /** Interface the web server listens on. Default 0.0.0.0 (`start`, `web`); `dev` uses 127.0.0.1. */
+  host?: string;
   /** Injected for tests and `dev`; built from the config otherwise. */
   store?: Store;
   registry?: BotRegistry;
   clients?: Map<string, MessagingClient>;
   clock?: Clock;
-  worker?: { concurrency?: number; leaseMs?: number };
+  worker?: {
+    concurrency?: number;
+    leaseMs?: number;
+    /** Called after each committed step, besides the turn log (`replyflow chat` follows them). */
+    onStep?: WorkerOptions['onStep'];
+  };
   sender?: {
     sendsInFlight?: number;
     lanes?: number;
@@ -125,6 +133,13 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         ...options.sender,
       })
     : undefined;
+  const turn = logTurn(logger);
+  const onStep: WorkerOptions['onStep'] = (outcome, claim, durationMs) => {
+    turn(outcome, claim);
+    const labels = turnLabels(outcome);
+    metrics.turn(labels.bot, labels.outcome, durationMs);
+    options.worker?.onStep?.(outcome, claim, durationMs);
+  };
   // A worker next to a sender hands it the outboxes its commits claim.
   const worker = roles.worker
     ? createWorker({
@@ -136,11 +151,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         leaseMs: config.leaseMs,
         outboxHandOff: sender?.handOff,
         compliance,
-        onStep: (outcome, _claim, durationMs) => {
-          const { bot, outcome: label } = turnLabels(outcome);
-          metrics.turn(bot, label, durationMs);
-        },
         ...options.worker,
+        onStep,
       })
     : undefined;
   const scheduler = roles.scheduler
@@ -184,7 +196,15 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
           metrics.notification(result.type ?? 'unknown', webhookOutcome(result), durationMs),
       }),
     );
-    url = await listenOn(server, config.port);
+    try {
+      url = await listenOn(server, config.port, options.host ?? '0.0.0.0');
+    } catch (error) {
+      if (opened) {
+        await store.close();
+        await opened.redis?.quit();
+      }
+      throw error;
+    }
     logger.info({ url, bots: [...registry.bots.keys()] }, 'replyflow is listening');
   }
   // A process without the web role still answers its orchestrator's probes and the scraper.
@@ -194,7 +214,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     healthServer = createHardenedServer(
       createHttpApp({ store, clock, logger, secrets: new Map(), ops }),
     );
-    healthUrl = await listenOn(healthServer, config.healthPort);
+    healthUrl = await listenOn(healthServer, config.healthPort, options.host ?? '0.0.0.0');
     logger.info({ url: healthUrl }, 'health, readiness and metrics are served');
   }
   worker?.start();

@@ -11,6 +11,7 @@ interface EmulatorCommandOptions {
   unitPrice?: number;
   balance?: number;
   shortCode?: string;
+  allowRemoteWebhooks?: boolean;
   logLevel: string;
 }
 
@@ -24,35 +25,60 @@ export function registerEmulatorCommand(program: Command): void {
   program
     .command('emulator')
     .description('Run the local emulator of the messaging service (the /v1 API plus /_emulator)')
+    // Each default is given to commander once, so `--help` shows it once: `(default: …)`.
     .addOption(
       new Option('--port <n>', 'port to listen on (0 picks a free one)')
         .default(4010)
         .argParser(port),
     )
-    .option('--host <host>', 'interface to listen on', '127.0.0.1')
-    .option(
-      '--key-pair <id:secret:location>',
-      'an API key pair and its location; repeat for several (default dev:dev:default)',
-      collectKeyPair,
-      [] as EmulatorKeyPair[],
+    .addOption(
+      new Option(
+        '--host <host>',
+        'interface to listen on; anything but loopback is reachable from the network',
+      ).default('127.0.0.1'),
     )
-    .option('--time-scale <n>', 'multiply every delay by n (0.01 runs 100 times faster)', positive)
-    .option(
-      '--rate-limit <n>',
-      "requests per second per key pair, or 'none' (default 100)",
-      rateLimit,
+    .addOption(
+      new Option(
+        '--key-pair <id:secret:location>',
+        'an API key pair and its location; repeat for several',
+      )
+        .default([] as EmulatorKeyPair[], 'dev:dev:default')
+        .argParser(collectKeyPair),
+    )
+    .addOption(
+      new Option('--time-scale <n>', 'multiply every delay by n (0.01 runs 100 times faster)')
+        .default(1)
+        .argParser(positive),
+    )
+    .addOption(
+      new Option('--rate-limit <n>', "requests per second per key pair, or 'none'")
+        .default(100)
+        .argParser(rateLimit),
     )
     .addOption(
       new Option(
         '--reply-type <type>',
-        'type of the reply envelope (default sms.status, as the spec sample)',
-      ).choices(['sms.status', 'sms.reply']),
+        'type of the reply envelope (sms.status as the spec sample)',
+      )
+        .choices(['sms.status', 'sms.reply'])
+        .default('sms.status'),
     )
-    .option('--unit-price <n>', 'price of one SMS part (default 0.05)', nonNegative)
-    .option('--balance <n>', 'starting balance of every location (default 1000)', nonNegative)
+    .addOption(
+      new Option('--unit-price <n>', 'price of one SMS part').default(0.05).argParser(nonNegative),
+    )
+    .addOption(
+      new Option('--balance <n>', 'starting balance of every location')
+        .default(1000)
+        .argParser(nonNegative),
+    )
+    .addOption(
+      new Option('--short-code <code>', "the default sender, selected by an empty 'from'").default(
+        '38200',
+      ),
+    )
     .option(
-      '--short-code <code>',
-      "the default sender, selected by an empty 'from' (default 38200)",
+      '--allow-remote-webhooks',
+      'accept webhook URLs outside this machine (otherwise only 127.0.0.1, ::1 and localhost)',
     )
     .option('--log-level <level>', 'pino log level (silent to hide the log)', 'info')
     .action((options: EmulatorCommandOptions) => runEmulator(options));
@@ -60,10 +86,16 @@ export function registerEmulatorCommand(program: Command): void {
 
 async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
   // Loaded here, so other commands do not pay for the emulator's start-up.
-  const [{ startEmulator }, { createLogger }] = await Promise.all([
+  const [{ startEmulator }, { createLogger }, { isLoopback }] = await Promise.all([
     import('../emulator/index.ts'),
     import('../observability/logger.ts'),
+    import('../emulator/is-loopback.ts'),
   ]);
+  if (!isLoopback(options.host)) {
+    process.stderr.write(
+      `replyflow emulator: warning: --host ${options.host} is not loopback: anyone who can reach it can read every message and send as any handset\n`,
+    );
+  }
   const keyPairs = options.keyPair.length > 0 ? options.keyPair : [defaultKeyPair];
   const emulatorOptions: EmulatorOptions = {
     port: options.port,
@@ -75,6 +107,7 @@ async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
     unitPrice: options.unitPrice,
     initialBalance: options.balance,
     shortCode: options.shortCode,
+    allowRemoteWebhooks: options.allowRemoteWebhooks === true,
     logger: createLogger({ level: options.logLevel }),
   };
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
@@ -85,7 +118,9 @@ async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
     const hint =
       code === 'EADDRINUSE'
         ? `port ${options.port} is in use: pass another --port (0 picks a free one)`
-        : String((error as Error).message);
+        : code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND'
+          ? `cannot listen on ${options.host}: it is not an address of this machine (--host)`
+          : String((error as Error).message);
     process.stderr.write(`replyflow emulator: ${hint}\n`);
     process.exit(1);
   }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 
 type Register = (program: Command) => void;
@@ -10,6 +11,7 @@ type Register = (program: Command) => void;
  */
 const commands: Record<string, () => Promise<Register>> = {
   start: async () => (await import('./serve-commands.ts')).registerServeCommands,
+  web: async () => (await import('./serve-commands.ts')).registerServeCommands,
   worker: async () => (await import('./serve-commands.ts')).registerServeCommands,
   dev: async () => (await import('./serve-commands.ts')).registerServeCommands,
   emulator: async () => (await import('./emulator-command.ts')).registerEmulatorCommand,
@@ -20,16 +22,30 @@ const commands: Record<string, () => Promise<Register>> = {
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
   conversations: async () =>
     (await import('./conversations-command.ts')).registerConversationsCommand,
+  chat: async () => (await import('./chat-command.ts')).registerChatCommand,
   results: async () => (await import('./results-command.ts')).registerResultsCommand,
   bots: async () => (await import('./bots-lint-command.ts')).registerBotsLintCommand,
 };
 
+const { version } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
+
 const program = new Command('replyflow')
   .description('Two-way SMS bots on XState and Redis')
+  .version(version, '-v, --version', 'print the version of replyflow')
   .showHelpAfterError();
 
 const wanted = process.argv[2];
 const loaders = wanted && wanted in commands ? [commands[wanted]!] : Object.values(commands);
 for (const register of new Set(await Promise.all(loaders.map((load) => load())))) register(program);
 
-await program.parseAsync(process.argv);
+// `replyflow nope --help` would print the top-level help as if `nope` existed: drop the help
+// flag, so commander says the command is unknown (and suggests the closest one), with exit 1.
+const known = (name: string) =>
+  name === 'help' || program.commands.some((c) => c.name() === name || c.aliases().includes(name));
+const unknown = wanted !== undefined && !wanted.startsWith('-') && !known(wanted);
+const argv = unknown
+  ? process.argv.filter((arg, i) => i < 3 || (arg !== '--help' && arg !== '-h'))
+  : process.argv;
+await program.parseAsync(argv);

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../app/config.ts';
 import { startDev } from '../app/start-dev.ts';
 import {
@@ -6,12 +6,19 @@ import {
   type StartOptions,
   startReplyflow,
 } from '../app/start-replyflow.ts';
+import { useColor } from '../app/use-color.ts';
 import { formatLintTable } from '../bot/format-lint-table.ts';
 import { lintBotTexts } from '../bot/lint-bot-texts.ts';
+import { isLoopback } from '../emulator/is-loopback.ts';
 import { ConfigError, ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 
 type Mode = 'start' | 'web' | 'worker' | 'dev';
+
+interface ServeOptions {
+  port?: number;
+  host?: string;
+}
 
 /** The roles each serving command runs (`start` and `dev` run them all). */
 const rolesOf: Partial<Record<Mode, StartOptions['roles']>> = {
@@ -24,31 +31,54 @@ export function registerServeCommands(program: Command): void {
   program
     .command('start')
     .description('Run the webhook server, the conversation workers and the sender in one process')
-    .action(() => run('start'));
+    .addOption(portOption())
+    .addOption(new Option('--host <host>', 'interface to listen on').default('0.0.0.0'))
+    .action((options: ServeOptions) => run('start', options));
   program
     .command('web')
     .description(
       'Run the webhook server only: notifications are stored and acknowledged, and `replyflow worker` processes answer them (needs REDIS_URL)',
     )
-    .action(() => run('web'));
+    .addOption(portOption())
+    .addOption(new Option('--host <host>', 'interface to listen on').default('0.0.0.0'))
+    .action((options: ServeOptions) => run('web', options));
   program
     .command('worker')
     .description(
       'Run conversation workers, the timer scheduler and the sender only (scale-out; no HTTP server; needs REDIS_URL)',
     )
-    .action(() => run('worker'));
+    .action(() => run('worker', {}));
   program
     .command('dev')
     .description(
-      'Run the bots on the embedded defaults: memory store and the built-in emulator, with the dev phone',
+      'Run the bots on the embedded defaults: memory store and the built-in emulator, with the dev phone; bots/ is reloaded on every change',
     )
-    .action(() => run('dev'));
+    .addOption(portOption())
+    .addOption(
+      new Option(
+        '--host <host>',
+        'interface to listen on; anything but loopback lets the network drive the bots and read every message',
+      ).default('127.0.0.1'),
+    )
+    .action((options: ServeOptions) => run('dev', options));
 }
 
-/** Expected failures (bad config, bad bots) print their message and exit 1, without a stack. */
-async function run(mode: Mode): Promise<void> {
+function portOption(): Option {
+  return new Option('--port <n>', 'port to listen on (default: $PORT, or 3000)').argParser(
+    (value) => {
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65_535) {
+        throw new InvalidArgumentError('a port is an integer from 0 to 65535');
+      }
+      return parsed;
+    },
+  );
+}
+
+/** Expected failures (bad config, bad bots, a port in use) print one line and exit 1, without a stack. */
+async function run(mode: Mode, options: ServeOptions): Promise<void> {
   try {
-    await serve(mode);
+    await serve(mode, options);
   } catch (error) {
     if (!(error instanceof ReplyflowError)) throw error;
     process.stderr.write(`replyflow ${mode}: ${error.code}: ${error.message}\n`);
@@ -56,15 +86,26 @@ async function run(mode: Mode): Promise<void> {
   }
 }
 
-async function serve(mode: Mode): Promise<void> {
-  const config = await loadConfig(process.env);
+async function serve(mode: Mode, options: ServeOptions): Promise<void> {
+  const loaded = await loadConfig(process.env);
+  const config = options.port === undefined ? loaded : { ...loaded, port: options.port };
   if ((mode === 'web' || mode === 'worker') && !config.redisUrl) {
     // The in-memory store lives and dies with one process: the other half would never see it.
     throw new ConfigError(
       `replyflow ${mode} shares its work with other processes through Redis: set REDIS_URL (redis://127.0.0.1:6379), or run \`replyflow start\` to do everything in one process`,
     );
   }
-  const logger = createLogger({ level: config.logLevel });
+  // Dev is read by a person: pino-pretty lines. The others feed log collectors: JSON.
+  const logger = createLogger({
+    level: config.logLevel,
+    pretty: mode === 'dev' ? { colorize: useColor(process.stdout) } : undefined,
+  });
+  if (mode === 'dev' && options.host && !isLoopback(options.host)) {
+    logger.warn(
+      { host: options.host },
+      'dev is listening beyond this machine: anyone on the network can start conversations, read every message through /_emulator and send as any handset',
+    );
+  }
   // Listen for signals from the start: a stop during start-up waits for it, then closes cleanly.
   let started: Promise<RunningReplyflow | undefined> = Promise.resolve(undefined);
   const stop = async (signal: string) => {
@@ -80,12 +121,8 @@ async function serve(mode: Mode): Promise<void> {
   process.once('SIGTERM', stop);
   started =
     mode === 'dev'
-      ? startDev(config, logger).then(announce)
-      : startReplyflow({
-          config,
-          logger,
-          roles: rolesOf[mode],
-        });
+      ? startDev(config, logger, { host: options.host }).then(announce)
+      : startReplyflow({ config, logger, roles: rolesOf[mode], host: options.host });
   await started;
 }
 
@@ -97,6 +134,7 @@ function announce(dev: Awaited<ReturnType<typeof startDev>>): RunningReplyflow {
   console.log(`\n${formatLintTable(lintBotTexts(dev.registry.bots.values()))}\n`);
   console.log(`  dev phone:  ${dev.url}/dev`);
   if (dev.emulated)
-    console.log(`  emulator:   ${dev.url}/v1 (key pair dev:dev, location 'default')\n`);
+    console.log(`  emulator:   ${dev.url}/v1 (key pair dev:dev, location 'default')`);
+  console.log(`  bots:       ${dev.botsDir} (reloaded on every change)\n`);
   return dev;
 }

@@ -65,6 +65,12 @@ export function complianceStep(
     ...fields,
   });
   const text = rules.text(match.kind, match.language);
+  // The location's contacts group, when it has one, follows the phone's subscription.
+  const subscribeContact = (contactSubscribed: boolean) => {
+    if (rules.group === undefined) return;
+    const fields = { contactPhoneNumber: event.phone, contactSubscribed };
+    commit.outbound.push(message(1, { contact: { group: rules.group, fields } }));
+  };
   switch (match.kind) {
     case 'opt-out': {
       commit.suppression = 'add';
@@ -75,20 +81,14 @@ export function complianceStep(
         commit.results = [resultOf(commit.record)];
       }
       commit.outbound.push(message(0, { body: text, compliance: 'opt-out' }));
-      if (rules.group !== undefined) {
-        const fields = { contactPhoneNumber: event.phone, contactSubscribed: false };
-        commit.outbound.push(message(1, { contact: { group: rules.group, fields } }));
-      }
+      subscribeContact(false);
       return commit;
     }
     case 'opt-in':
       commit.suppression = 'remove';
       if (record?.suppressed) commit.record = marked(false);
       commit.outbound.push(message(0, { body: text, compliance: 'opt-in' }));
-      if (rules.group !== undefined) {
-        const fields = { contactPhoneNumber: event.phone, contactSubscribed: true };
-        commit.outbound.push(message(1, { contact: { group: rules.group, fields } }));
-      }
+      subscribeContact(true);
       return commit;
     case 'help':
       commit.outbound.push(message(0, { body: text, compliance: 'help' }));

@@ -42,6 +42,9 @@ export interface StepOutcome {
   /** Set when the bot threw: the run is marked `errored`. */
   error?: unknown;
   ignoredActions: string[];
+  /** The machine's state value before and after the step (logs: each turn at `info`). */
+  stateBefore?: unknown;
+  stateAfter?: unknown;
 }
 
 /**
@@ -121,6 +124,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     reason: route.reason,
     ended,
     ignoredActions: [],
+    stateBefore: resumed?.value,
   };
   if (route.kind === 'drop') return { commit, outcome };
   if (route.kind === 'start' && record?.suppressed) {
@@ -156,6 +160,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     const effects = collectEffects(actions);
     outcome.ignoredActions = effects.ignored;
     if (snapshot.status === 'error') throw (snapshot as { error?: unknown }).error;
+    outcome.stateAfter = snapshot.value;
     const endedReason = effects.endReason ?? implicitEnd(bot, event, snapshot.status === 'done');
     const timers = planTimers({
       run: base,

@@ -22,6 +22,11 @@ export interface EmulatorOptions {
   /** Default '127.0.0.1'. */
   host?: string;
   keyPairs: EmulatorKeyPair[];
+  /**
+   * Accept webhook URLs on other hosts than this machine's loopback. Default false: anyone who
+   * can reach the emulator could otherwise make it call an address of the private network.
+   */
+  allowRemoteWebhooks?: boolean;
   /** Multiplies every delay: lifecycle, retry backoff and the 4 s webhook deadline. Default 1. */
   timeScale?: number;
   /** Requests per second per key pair on every /v1 endpoint. Default 100; Infinity disables. */
@@ -48,6 +53,7 @@ export interface EmulatorConfig {
   port: number;
   host: string;
   keyPairs: EmulatorKeyPair[];
+  allowRemoteWebhooks: boolean;
   timeScale: number;
   rateLimitPerSecond: number;
   unitPrice: number;
@@ -80,6 +86,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions): EmulatorConfig
     port: options.port ?? 4010,
     host: options.host ?? '127.0.0.1',
     keyPairs: options.keyPairs,
+    allowRemoteWebhooks: options.allowRemoteWebhooks ?? false,
     timeScale,
     rateLimitPerSecond,
     unitPrice: options.unitPrice ?? 0.05,

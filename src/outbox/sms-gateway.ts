@@ -28,6 +28,7 @@ const permanent = new Set([
   'NOT_A_MOBILE_NUMBER',
   'INVALID_SENDER',
   'MISSING_PARAMETER',
+  'INVALID_CONTACT',
 ]);
 
 /**

@@ -28,7 +28,11 @@ export interface ContactsApi {
    *   '8': '2026-11-21T09:30:00Z', // DATETIME custom column 8
    * });
    */
-  add(groupId: number, contact: ContactPayload): Promise<unknown>;
+  add(
+    groupId: number,
+    contact: ContactPayload,
+    options?: { roundDoubles?: boolean },
+  ): Promise<unknown>;
 }
 
 export interface ContactsApiDeps {
@@ -40,7 +44,7 @@ export interface ContactsApiDeps {
 
 export function createContactsApi(deps: ContactsApiDeps): ContactsApi {
   return {
-    async add(groupId, contact) {
+    async add(groupId, contact, options = {}) {
       if (!Number.isSafeInteger(groupId) || groupId < 0) {
         throw new ValidationError(
           errorCodes.INVALID_CONTACT,
@@ -49,6 +53,7 @@ export function createContactsApi(deps: ContactsApiDeps): ContactsApi {
         );
       }
       const columns = await checkContact(contact, deps.columns);
+      const body: Record<string, unknown> = { ...contact };
       for (const [key, value] of Object.entries(contact)) {
         if (
           customColumnKeyPattern.test(key) &&
@@ -60,14 +65,15 @@ export function createContactsApi(deps: ContactsApiDeps): ContactsApi {
             code: 'DOUBLE_ROUNDED_IN_CAMPAIGNS',
             location: deps.location,
             field: key,
-            message: `custom column ${key} ('${column?.userLabel ?? '?'}', DOUBLE) gets ${value}, which campaigns round to ${value.toFixed(2)} (the service treats DOUBLE values as euro amounts)`,
+            message: `custom column ${key} ('${column?.userLabel ?? '?'}', DOUBLE) gets ${value}, which campaigns round to ${value.toFixed(2)} (the service treats DOUBLE values as euro amounts)${options.roundDoubles ? '; sent rounded' : ''}`,
           });
+          if (options.roundDoubles) body[key] = Math.round(value * 100) / 100;
         }
       }
       return deps.transport.request({
         method: 'POST',
         path: `/groups/${groupId}/contacts`,
-        body: contact,
+        body,
         schema: z.unknown(),
       });
     },

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { EmulatorContext } from '../emulator-context.ts';
 
-/** The control API routes that show what happened: messages, balances, logs and live events. */
+/** The control API routes that show what happened: messages, balances, contacts, logs and live events. */
 export function inspectionRoutes(context: EmulatorContext): Router {
   const router = Router();
 
@@ -16,6 +16,11 @@ export function inspectionRoutes(context: EmulatorContext): Router {
       location: req.params.location,
       balance: context.locations.get(req.params.location).balance,
     });
+  });
+
+  // The contacts each location's groups received (`POST /groups/{id}/contacts`), oldest first.
+  router.get('/locations/:location/contacts', (req, res) => {
+    res.json(context.locations.get(req.params.location).contacts);
   });
 
   router.get('/deliveries', (req, res) => {

@@ -2,7 +2,7 @@ import { checkStepCommit } from '../check-step-commit.ts';
 import { conversationId, parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
-import { type MessageRecord, statusRank } from '../records.ts';
+import { type MessageRecord, type OutboundMessage, statusRank } from '../records.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
@@ -156,6 +156,13 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       let outbox: ClaimWithView<'outbox'> | undefined;
       if (step.outbound.length > 0) {
         const wasEmpty = queues.outbox.items(id).length === 0;
+        const held = (m: OutboundMessage | null) =>
+          (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
+        // A message that may go now passes those held for quiet hours: an outbox nobody holds,
+        // waiting for its held head, is made ready now (as commit-step-17.lua does).
+        if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
+          queues.outbox.readyBy(id, claim.partition, now);
+        }
         const outbound = step.outbound.map((message) => JSON.stringify(message));
         queues.outbox.append(id, claim.partition, outbound, now);
         const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;

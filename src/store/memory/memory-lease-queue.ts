@@ -42,6 +42,13 @@ export class MemoryLeaseQueue {
     return true;
   }
 
+  /** Moves an unlocked conversation's ready time back to `at` when it is later (Redis `ZADD LT`). */
+  readyBy(id: string, partition: number, at: number): void {
+    const ready = this.readyOf(partition);
+    const current = ready.get(id);
+    if (!this.locks.has(id) && current !== undefined && current > at) ready.set(id, at);
+  }
+
   /** How many conversations of the partition may be claimed at `now` (ready time passed). */
   dueCount(partition: number, now: number): number {
     let due = 0;

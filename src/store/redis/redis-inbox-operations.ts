@@ -230,6 +230,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
               })),
             )
           : '',
+        step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),

@@ -37,7 +37,7 @@ beforeAll(async () => {
       gate: { draining: () => false, maxInflight },
     }),
   );
-  base = await listenOn(server, 0);
+  base = await listenOn(server, 0, '127.0.0.1');
 });
 afterAll(async () => {
   server.closeAllConnections();

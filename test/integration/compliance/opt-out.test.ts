@@ -203,25 +203,27 @@ describe('opt-out compliance, on real Redis with the emulator', () => {
     expect(fallbackText).not.toBe(question);
   });
 
-  it('quiet hours: a timer-driven message due at 23:00 waits for the window to end; a direct answer at 23:00 goes at once', async () => {
-    // 2026-12-01 12:00 in Paris (UTC+1).
-    const clock = createManualClock(Date.parse('2026-12-01T11:00:00Z'));
+  it('quiet hours: a timer-driven message due at 23:00 waits for the window to end, across a restart; a direct answer at 23:00 goes at once', async () => {
+    // 2026-12-01 22:00 in Paris (UTC+1): the quiz's reminder comes due an hour after it starts.
+    const clock = createManualClock(Date.parse('2026-12-01T21:00:00Z'));
     loop = await startReplyLoop({
       registry,
       clock,
+      roles: { worker: false, sender: false, scheduler: false },
       compliance: { quietHours: { timeZone: 'Europe/Paris', window: '21:00-08:00' } },
     });
+    const first = await loop.startInstance();
     const [timed, answered] = ['33611160001', '33611160002'];
-    await loop.start(timed!, 'quiz');
-    await loop.start(answered!, 'quiz');
+    // A person's keyword is answered at once, even at night.
+    await say(loop, timed!, 'QUIZ');
+    await say(loop, answered!, 'PARROT');
     await loop.waitForBodies(timed!, 1);
-    await loop.waitForBodies(answered!, 1);
 
-    // 23:00 in Paris: the quiz's 1 h reminder comes due for both… (the one answered below too)
+    // 23:00 in Paris: the quiz's reminder comes due; the other person writes to the parrot.
     clock.set(Date.parse('2026-12-01T22:00:00Z'));
-    await say(loop, answered!, '5');
-    expect(await loop.waitForBodies(answered!, 2)).toEqual([question, 'Thanks, you picked 5.']);
-    await loop.app.fireDueTimers!();
+    await first.fireDueTimers!();
+    await say(loop, answered!, 'still up?');
+    expect(await loop.waitForBodies(answered!, 1)).toEqual(['heard: still up?']);
     await settle(loop, timed!);
     expect(await loop.bodiesTo(timed!)).toEqual([question]);
     const [held] = await loop.store.pendingOutbound(key(timed!));
@@ -230,8 +232,10 @@ describe('opt-out compliance, on real Redis with the emulator', () => {
       holdUntil: Date.parse('2026-12-02T07:00:00Z'),
     });
 
-    // 08:00 in Paris: it goes.
+    // Held durably: the process stops for the night, another starts; at 08:00 in Paris it goes.
+    await first.close();
     clock.set(Date.parse('2026-12-02T07:00:00Z'));
+    await loop.startInstance();
     expect(await loop.waitForBodies(timed!, 2)).toEqual([question, reminderText]);
   });
 

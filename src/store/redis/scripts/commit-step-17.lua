@@ -46,10 +46,12 @@
     then three per timer to set (replacing one with the same id): id, due time (ms), and its
     TimerEvent JSON less receivedAt and the closing brace (`timer-event-json.ts`)
     then the ids of the timers to cancel (only the conversation's own are deleted)
-    The last five ARGV, after those (read from the end): the suppression change ('add',
+    The last six ARGV, after those (read from the end): the suppression change ('add',
     'remove' or ''), its JSON when added, the dropped record TTL (s), the most messages to
-    drop from the claimed outbox's head, and the results to write: a JSON array of {runId,
-    botId, score, json} (each result's JSON, kept as it is, and its index score).
+    drop from the claimed outbox's head, the results to write: a JSON array of {runId,
+    botId, score, json} (each result's JSON, kept as it is, and its index score), and '1' when
+    a new outbound message is not held for quiet hours (it may pass the held ones: an outbox
+    nobody holds whose head is held is made ready now rather than when the hold ends).
   Output:
     {'lost-lock'} | {'stale'} |
     {'ok', record JSON, next head JSON, origin JSON, released, outbox head JSON, its sent guard,
@@ -58,10 +60,11 @@
     was dropped; the record JSON only when ARGV[4] left the
     record as it was: otherwise the caller has it)
 ]]
-local argc = #ARGV - 5
+local argc = #ARGV - 6
 local suppression, suppressionJson = ARGV[argc + 1], ARGV[argc + 2]
 local droppedTtl, dropLimit = tonumber(ARGV[argc + 3]), tonumber(ARGV[argc + 4])
 local results = ARGV[argc + 5]
+local sendsNow = ARGV[argc + 6] == '1'
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
 end
@@ -106,7 +109,14 @@ if outbound > 0 then
       handedSmsId = redis.call('GET', KEYS[13] .. cjson.decode(handed).id) or ''
     end
   else
-    redis.call('ZADD', KEYS[7], 'NX', ARGV[6], ARGV[8])
+    local mode = 'NX'
+    if sendsNow and not wasEmpty and redis.call('EXISTS', KEYS[12]) == 0 then
+      local first = cjson.decode(redis.call('LINDEX', KEYS[6], 0))
+      if first.holdUntil and tonumber(first.holdUntil) > tonumber(ARGV[6]) then
+        mode = 'LT'
+      end
+    end
+    redis.call('ZADD', KEYS[7], mode, ARGV[6], ARGV[8])
     redis.call('PUBLISH', ARGV[9], ARGV[10])
   end
 end

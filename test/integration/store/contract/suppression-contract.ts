@@ -202,6 +202,27 @@ export function suppressionContract(store: () => Store): void {
       });
     });
 
+    it('makes an outbox waiting for its held head ready at once for a message that may go now', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const holdUntil = t0 + 3_600_000;
+      await queueOutbound(store(), phone, [{ ...outboundMessage(phone, 'h-1'), holdUntil }]);
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      expect(claim.view.message?.id).toBe('h-1');
+      expect(await store().deferOutbound(claim, 'h-1', 0, holdUntil)).toEqual({ ok: true });
+      expect(await store().claim('outbox', claim.partition, leaseMs, t0 + 1)).toBeNull();
+      // Another held message changes nothing; one that may go now makes it ready.
+      await queueOutbound(
+        store(),
+        phone,
+        [{ ...outboundMessage(phone, 'h-2'), holdUntil }],
+        t0 + 2,
+      );
+      expect(await store().claim('outbox', claim.partition, leaseMs, t0 + 3)).toBeNull();
+      await queueOutbound(store(), phone, [outboundMessage(phone, 'a-1')], t0 + 4);
+      const again = await claimOf(store(), 'outbox', phone, t0 + 5);
+      expect(again.view.message?.id).toBe('a-1');
+    });
+
     it('never drops a contact update', async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       await commitSuppression(store(), phone, 'add', [], t0);
