@@ -26,7 +26,7 @@ import { logTurn } from './log-turn.ts';
 import { turnLabels, webhookOutcome } from './metric-labels.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
-import { stopWithin } from './stop-within.ts';
+import { stopGracefully } from './stop-gracefully.ts';
 
 export interface StartOptions {
   config: AppConfig;
@@ -223,34 +223,16 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   if (roles.web && config.publicUrl) await registerWebhooks(config, clients, logger);
 
   let closing: Promise<void> | undefined;
-  const stop = async () => {
+  const stop = () => {
     draining = true;
-    // The phases keep part of the timeout back (a quarter, at most 2 s), so that the process,
-    // however loaded its machine, has exited when the timeout ends.
-    const timeoutMs = config.stopTimeoutMs ?? 10_000;
-    const within = stopWithin(timeoutMs - Math.min(2_000, timeoutMs / 4), logger);
-    // Steps and sends in flight finish; every claim, handed-off ones included, is released.
-    await within('finishing the steps and sends in flight', () =>
-      Promise.all([worker?.stop(), sender?.stop(), scheduler?.stop()]),
-    );
-    // Webhook requests already past the gate are stored and answered; then the servers close.
-    await Promise.all(
-      [server, healthServer].map((open) =>
-        open ? within('answering the requests in flight', () => closeServer(open)) : undefined,
-      ),
-    );
-    for (const open of [server, healthServer]) open?.closeAllConnections();
-    if (opened) {
-      await within('closing the store', () => store.close());
-      await within('closing the Redis connection', () => opened.redis?.quit() ?? Promise.resolve());
-      // A Redis that hung the QUIT is let go of: nothing is left to write.
-      opened.redis?.disconnect();
-    }
-    if (!options.clients) {
-      await within('closing the messaging clients', () =>
-        Promise.all([...clients.values()].map((c) => c.close())),
-      );
-    }
+    return stopGracefully({
+      timeoutMs: config.stopTimeoutMs ?? 10_000,
+      logger,
+      consumers: [worker, sender, scheduler],
+      servers: [server, healthServer],
+      store: opened ? { store, redis: opened.redis } : undefined,
+      clients: options.clients ? [] : [...clients.values()],
+    });
   };
 
   return {
@@ -269,10 +251,4 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       return closing;
     },
   };
-}
-
-function closeServer(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  return closed;
 }

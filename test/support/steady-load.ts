@@ -7,6 +7,8 @@ export interface Posted {
   sentAt: number;
   /** The HTTP status, or undefined when no answer came (connection refused or cut). */
   status: number | undefined;
+  /** When the answer came (ms since epoch). */
+  answeredAt?: number;
 }
 
 export interface SteadyLoad {
@@ -50,6 +52,7 @@ export function startSteadyLoad(
       .then(async (res) => {
         await res.body.arrayBuffer();
         entry.status = res.statusCode;
+        entry.answeredAt = Date.now();
       })
       .catch((error: unknown) => {
         if (errors.length < 10) errors.push(String(error));
