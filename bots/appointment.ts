@@ -18,6 +18,7 @@ export default defineBot({
     patient: z.string().min(1).max(60).optional(),
     at: z.string().min(1, { error: 'is required: when the appointment is, as the SMS says it' }),
   }),
+  exampleInput: { patient: 'Ana', at: 'Tuesday 2 December at 10:30' },
   machine: setup({
     types: {
       context: {} as { patient: string; at: string; tries: number },

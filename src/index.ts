@@ -77,6 +77,7 @@ export {
 // Ports and drivers
 export type { Clock } from './scheduler/clock.ts';
 export { createMemoryStore } from './store/memory/create-memory-store.ts';
+export { connectRedisCluster } from './store/redis/connect-redis-cluster.ts';
 export { createRedisStore } from './store/redis/create-redis-store.ts';
 export type { Store } from './store/store.ts';
 export { StoreUnavailableError } from './store/store-errors.ts';

@@ -93,6 +93,35 @@ const envSchema = z.object({
     .optional(),
   /** Redis connection URL. Unset: the in-memory store (one process, state lost on exit). */
   REDIS_URL: z.string().optional(),
+  /**
+   * A Redis Cluster instead of one Redis: `host:port` of some of its masters, comma-separated
+   * (`10.0.0.1:6379,10.0.0.2:6379`); the others are found from them. Exclusive with REDIS_URL.
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .optional()
+    .transform((value) =>
+      value
+        ?.split(',')
+        .map((node) => node.trim())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(
+          z.string().regex(/^(\[[0-9a-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/i, {
+            error:
+              'must list host:port entries separated by commas, such as 10.0.0.1:6379,10.0.0.2:6379',
+          }),
+        )
+        .optional(),
+    ),
+  /**
+   * Partitions of the Redis store's shared structures (queues, timers), spread over a
+   * cluster's masters by their hash tags `{p0}`…: see docs/redis-cluster.md for how many to use.
+   * Fixed for the life of the data: every process must use the same number.
+   */
+  REPLYFLOW_REDIS_PARTITIONS: z.coerce.number().int().min(1).max(1024).default(16),
   /** Prefix of every Redis key replyflow writes, so several deployments can share one Redis. */
   REPLYFLOW_REDIS_PREFIX: z
     .string()
@@ -148,6 +177,10 @@ export interface AppConfig {
   publicUrl: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** REDIS_CLUSTER_NODES as `host:port` strings; when set, the store runs on a Redis Cluster. */
+  redisClusterNodes?: string[];
+  /** REPLYFLOW_REDIS_PARTITIONS (16 when absent). */
+  redisPartitions?: number;
   /** REPLYFLOW_SEND_DEADLINE in milliseconds. */
   sendDeadlineMs: number;
   sendConcurrency: number;
@@ -176,6 +209,11 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) throw configError(parsed.error, '');
   const vars = parsed.data;
+  if (vars.REDIS_URL && vars.REDIS_CLUSTER_NODES) {
+    throw new ConfigError(
+      'invalid configuration:\n  - REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a Redis Cluster, not both',
+    );
+  }
   const locations = vars.REPLYFLOW_CONFIG
     ? await readLocationsFile(vars.REPLYFLOW_CONFIG)
     : locationFromEnv(vars);
@@ -185,6 +223,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     publicUrl: vars.REPLYFLOW_PUBLIC_URL?.replace(/\/+$/, ''),
     redisUrl: vars.REDIS_URL || undefined,
     redisPrefix: vars.REPLYFLOW_REDIS_PREFIX,
+    redisClusterNodes: vars.REDIS_CLUSTER_NODES?.length ? vars.REDIS_CLUSTER_NODES : undefined,
+    redisPartitions: vars.REPLYFLOW_REDIS_PARTITIONS,
     sendDeadlineMs: vars.REPLYFLOW_SEND_DEADLINE,
     sendConcurrency: vars.REPLYFLOW_SEND_CONCURRENCY,
     workerConcurrency: vars.REPLYFLOW_WORKER_CONCURRENCY,

@@ -1,92 +1,192 @@
-import { readFileSync } from 'node:fs';
-import express, { Router } from 'express';
-import { z } from 'zod';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname } from 'node:path';
+import { type ErrorRequestHandler, Router } from 'express';
 import type { BotRegistry } from '../bot/bot-registry.ts';
-import { startConversation } from '../conversation/start-conversation.ts';
 import type { EmulatorContext } from '../emulator/emulator-context.ts';
+import type { StoredSms } from '../emulator/message-store.ts';
+import { nextFailureReasons } from '../emulator/next-failures.ts';
 import type { Logger } from '../observability/logger.ts';
-import { normalizePhone } from '../provider/normalize-phone.ts';
-import type { Clock } from '../scheduler/clock.ts';
+import type { Reply } from '../provider/schemas/reply.ts';
 import type { Store } from '../store/store.ts';
+import { clockRoutes } from './dev-phone/clock-routes.ts';
+import { DevPhoneJournal } from './dev-phone/dev-phone-journal.ts';
+import { layoutStatechart, type Statechart } from './dev-phone/layout-statechart.ts';
+import { phoneActionRoutes } from './dev-phone/phone-action-routes.ts';
+import { formatPhone, toSmsView } from './dev-phone/sms-view.ts';
+import { watchConversations } from './dev-phone/watch-conversations.ts';
 
-const page = readFileSync(new URL('./dev-phone.html', import.meta.url), 'utf8');
+const pageDir = new URL('./dev-phone/page/', import.meta.url);
+const types: Record<string, string> = { '.html': 'html', '.css': 'css', '.js': 'js' };
+/** The page's files, read once: plain HTML, CSS and ES modules, no build step. */
+const assets = new Map(
+  readdirSync(pageDir)
+    .filter((name) => extname(name) in types)
+    .map((name) => [
+      name,
+      { type: types[extname(name)]!, text: readFileSync(new URL(name, pageDir), 'utf8') },
+    ]),
+);
 
-const startSchema = z.object({
-  bot: z.string().min(1),
-  phone: z.string().min(1),
-  input: z.unknown().optional(),
-});
+/** A file of `bots/` that failed to load (the previous version of its bots keeps serving). */
+export interface BotLoadError {
+  file: string;
+  message: string;
+}
 
-/**
- * Development routes: `GET /dev`, the dev phone page; `GET /dev/bots`; and
- * `POST /dev/conversations {bot, phone, input}`, which starts a bot's conversation (the way a
- * campaign will), since the service only forwards replies to messages sent from the short code.
- */
-export function createDevRouter(options: {
+/** The bots `dev` serves now, which a reload may change. */
+export interface DevBots {
+  registry(): BotRegistry;
+  errors(): BotLoadError[];
+  onChange?(listener: (event: { reloaded: string[]; errors: BotLoadError[] }) => void): () => void;
+}
+
+export interface DevRouterOptions {
   store: Store;
-  registry: BotRegistry;
-  /** Dev's clock can be moved ahead (`advance`); due timers then fire. */
-  clock: Clock & { advance?(ms: number): void };
   location: string;
-  /** The embedded emulator, when dev runs one (the dev phone's branch uses it). */
+  /** The dev clock; `advance` moves it forward and due timers fire (the page's clock buttons). */
+  clock: { now(): number; advance?(ms: number): void };
+  /** The current bots (hot reload); `registry` alone serves a fixed set. */
+  bots?: DevBots;
+  registry?: BotRegistry;
+  /** The embedded emulator: without it (a real provider configured) the phone cannot chat. */
   emulator?: EmulatorContext;
-  /** Country of numbers typed in national form. */
+  /** Country of numbers typed in national form (`06 12 34 56 78`), ISO 3166 alpha-2. Default `FR`. */
   defaultCountry?: string | undefined;
   logger?: Logger;
-  /** The live bots of `replyflow dev`: the current registry, load errors, and reloads. */
-  bots?: {
-    registry(): BotRegistry;
-    errors(): Array<{ file: string; message: string }>;
-    onChange?(
-      listener: (event: {
-        reloaded: string[];
-        errors: Array<{ file: string; message: string }>;
-      }) => void,
-    ): () => void;
+}
+
+/**
+ * The dev phone: `GET /dev` (the page), `GET /dev/events` (its live updates over Server-Sent
+ * Events) and a JSON API under `/dev` to read a phone's thread and conversation, start a bot,
+ * answer as the person, broadcast from the short code, fail the next delivery, move the clock
+ * and reset a number. Everything the page shows comes from here, so a reload loses nothing.
+ * Dev only: `replyflow dev` mounts it, `start`, `web` and `worker` never do.
+ */
+export function createDevRouter(options: DevRouterOptions): Router & { close(): void } {
+  const { store, location, emulator } = options;
+  const bots: DevBots = options.bots ?? {
+    registry: () =>
+      options.registry ?? { bots: new Map(), byKeyword: new Map(), fallback: undefined },
+    errors: () => [],
   };
-}): Router {
-  const router = Router();
+  const journal = new DevPhoneJournal();
+  const watch = watchConversations({
+    store,
+    journal,
+    location,
+    registry: () => bots.registry(),
+    logger: options.logger,
+  });
+  const charts = new Map<string, Promise<Statechart>>();
+  const stops: Array<() => void> = [() => watch.stop(), () => journal.closeAll()];
+
+  stops.push(
+    emulator?.events.listen((event, data) => {
+      const at = options.clock.now();
+      if (event === 'sms.created' || event === 'sms.status') {
+        const sms = data as StoredSms;
+        if (sms.location !== location) return;
+        // Thread entries go through the watch, in order, so a state change the engine
+        // committed before sending its answer is noted above that answer.
+        const view = toSmsView(sms);
+        if (event === 'sms.created') {
+          watch.serially(sms.to, () =>
+            journal.append({ kind: 'sms', phone: sms.to, at, smsId: sms.id }, { sms: view }),
+          );
+        } else watch.serially(sms.to, () => journal.publish('sms', { phone: sms.to, sms: view }));
+      } else if (event === 'reply') {
+        const reply = data as Reply & { location: string };
+        if (reply.location !== location) return;
+        watch.serially(reply.from, () =>
+          journal.append({ kind: 'reply', phone: reply.from, at, body: reply.body }),
+        );
+      }
+    }) ?? (() => {}),
+  );
+  stops.push(
+    bots.onChange?.((change) => {
+      journal.publish('bots', { ...botsState(), reloaded: change.reloaded });
+      // A running conversation of a bot whose machine changed learns it at its next event.
+      for (const [phone, view] of watch.known()) {
+        const loaded = bots.registry().bots.get(view.bot)?.version;
+        if (view.status !== 'active' || !loaded || loaded === view.version) continue;
+        journal.append({
+          kind: 'notice',
+          phone,
+          at: options.clock.now(),
+          tone: 'warn',
+          text: `${view.bot} reloaded with a changed machine: this conversation is migrated at its next message, or ends if the bot has no migrate`,
+        });
+      }
+      watch.poke();
+    }) ?? (() => {}),
+  );
+
+  const botsState = () => ({
+    bots: [...bots.registry().bots.values()].map((bot) => ({
+      id: bot.id,
+      version: bot.version,
+      keywords: bot.keywords,
+      fallback: !!bot.fallback,
+      exampleInput: bot.exampleInput,
+    })),
+    errors: bots.errors(),
+  });
+
+  const router = Router() as Router & { close(): void };
+  router.close = () => {
+    for (const stop of stops) stop();
+  };
   router.get('/dev', (_req, res) => {
-    res.type('html').send(page);
+    res.type('html').send(assets.get('index.html')!.text);
+  });
+  router.get('/dev/assets/:name', (req, res) => {
+    const asset = assets.get(req.params.name);
+    if (!asset) res.status(404).json({ error: `no dev phone asset '${req.params.name}'` });
+    else res.type(asset.type).send(asset.text);
+  });
+  router.get('/dev/events', (req, res) => {
+    const last = Number(req.get('last-event-id') ?? req.query.after);
+    journal.subscribe(res, Number.isInteger(last) && last >= 0 ? last : undefined);
+  });
+  router.get('/dev/state', (_req, res) => {
+    res.json({
+      seq: journal.seq,
+      now: options.clock.now(),
+      canAdvance: typeof options.clock.advance === 'function',
+      emulated: !!emulator,
+      shortCode: emulator?.config.shortCode,
+      location,
+      failureReasons: nextFailureReasons,
+      phones: journal.phones().map((phone) => ({ phone, display: formatPhone(phone) })),
+      ...botsState(),
+    });
   });
   router.get('/dev/bots', (_req, res) => {
-    res.json(
-      [...options.registry.bots.values()].map((bot) => ({
-        id: bot.id,
-        keywords: bot.keywords,
-        fallback: !!bot.fallback,
-      })),
-    );
+    res.json(botsState().bots);
   });
-  router.post('/dev/conversations', express.json(), async (req, res) => {
-    const parsed = startSchema.safeParse(req.body);
-    if (!parsed.success) {
-      res.status(400).json({
-        error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-      });
+  router.get('/dev/bots/:id/statechart', async (req, res) => {
+    const bot = bots.registry().bots.get(req.params.id);
+    if (!bot) {
+      res.status(404).json({ error: `no bot '${req.params.id}' is loaded` });
       return;
     }
-    if (!options.registry.bots.has(parsed.data.bot)) {
-      res.status(404).json({
-        error: `no bot '${parsed.data.bot}'; loaded: ${[...options.registry.bots.keys()].join(', ')}`,
-      });
-      return;
-    }
-    let phone: string;
-    try {
-      phone = normalizePhone(parsed.data.phone, { defaultCountry: 'FR' });
-    } catch (error) {
-      res.status(400).json({ error: (error as Error).message });
-      return;
-    }
-    const id = await startConversation(options.store, {
-      location: options.location,
-      phone,
-      botId: parsed.data.bot,
-      input: parsed.data.input,
-      now: options.clock.now(),
+    const key = `${bot.id}@${bot.version}`;
+    if (!charts.has(key)) charts.set(key, layoutStatechart(bot.machine));
+    res.json({ bot: bot.id, version: bot.version, ...(await charts.get(key)!) });
+  });
+  router.use(phoneActionRoutes({ ...options, bots, journal, watch }));
+  router.use(clockRoutes({ clock: options.clock, journal, watch }));
+  // JSON errors for the page, never an HTML stack: a body that is not JSON, or a store that is down.
+  router.use('/dev', ((error, _req, res, _next) => {
+    const status = (error as { status?: number }).status ?? 500;
+    if (status >= 500) options.logger?.error({ err: error }, 'dev phone request failed');
+    const notJson = (error as { type?: string }).type === 'entity.parse.failed';
+    res.status(status).json({
+      error: notJson
+        ? `the body is not JSON: ${(error as Error).message}`
+        : (error as Error).message,
     });
-    res.status(202).json({ id, phone });
-  });
+  }) as ErrorRequestHandler);
   return router;
 }

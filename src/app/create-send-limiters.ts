@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import type { SharedLimiter } from '../outbox/shared-limiter.ts';
 import { createMemorySendLimiter } from '../store/memory/create-memory-send-limiter.ts';
 import { createRedisSendLimiter } from '../store/redis/create-redis-send-limiter.ts';
+import type { RedisConnection } from '../store/redis/redis-store-context.ts';
 import type { LocationConfig } from './config.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { LocationConfig } from './config.ts';
  */
 export function createSendLimiters(
   locations: readonly LocationConfig[],
-  redis: Redis | undefined,
+  redis: RedisConnection | undefined,
   prefix: string,
 ): Map<string, SharedLimiter> {
   return new Map(

@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
 import { stopWithin } from './stop-within.ts';
@@ -12,7 +11,9 @@ export interface StoppingParts {
   consumers: Array<{ stop(): Promise<void> } | undefined>;
   servers: Array<Server | undefined>;
   /** The store and its connection, when this process opened them. */
-  store: { store: Store; redis: Redis | undefined } | undefined;
+  store:
+    | { store: Store; redis: { quit(): Promise<unknown>; disconnect(): void } | undefined }
+    | undefined;
   /** The messaging clients this process made. */
   clients: Array<{ close(): Promise<void> }>;
 }

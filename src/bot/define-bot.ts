@@ -67,6 +67,14 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * defineBot({ id: 'appointment', machine, claims: ['CANCEL', 'ANNULER'] });
    */
   claims?: readonly string[];
+  /**
+   * A start input that shows what this bot expects (`conversation.start`'s `input`). The dev
+   * phone prefills its start form with it; nothing else reads it.
+   *
+   * @example
+   * exampleInput: { patient: 'Ana', at: 'Tuesday 2 December at 10:30' }
+   */
+  exampleInput?: unknown;
 }
 
 /** See `BotOptions.startPolicy`. */

@@ -89,10 +89,10 @@ async function run(mode: Mode, options: ServeOptions): Promise<void> {
 async function serve(mode: Mode, options: ServeOptions): Promise<void> {
   const loaded = await loadConfig(process.env);
   const config = options.port === undefined ? loaded : { ...loaded, port: options.port };
-  if ((mode === 'web' || mode === 'worker') && !config.redisUrl) {
+  if ((mode === 'web' || mode === 'worker') && !config.redisUrl && !config.redisClusterNodes) {
     // The in-memory store lives and dies with one process: the other half would never see it.
     throw new ConfigError(
-      `replyflow ${mode} shares its work with other processes through Redis: set REDIS_URL (redis://127.0.0.1:6379), or run \`replyflow start\` to do everything in one process`,
+      `replyflow ${mode} shares its work with other processes through Redis: set REDIS_URL (redis://127.0.0.1:6379) or REDIS_CLUSTER_NODES, or run \`replyflow start\` to do everything in one process`,
     );
   }
   // Dev is read by a person: pino-pretty lines. The others feed log collectors: JSON.

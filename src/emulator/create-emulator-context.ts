@@ -7,6 +7,7 @@ import { EndpointFaults } from './endpoint-faults.ts';
 import { EventStream } from './event-stream.ts';
 import { LocationStore } from './location-store.ts';
 import { MessageStore } from './message-store.ts';
+import { NextFailures } from './next-failures.ts';
 import { PendingWork } from './pending-work.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { RequestLog } from './request-log.ts';
@@ -39,6 +40,7 @@ export function createEmulatorContext(
     columns: (venueId) => seededColumns(config, venueId),
   });
   const outcomes: EmulatorContext['outcomes'] = new Map();
+  const nextFailures = new NextFailures();
   const deliveryLog = new DeliveryLog();
   const requestLog = new RequestLog();
   const endpointFaults = new EndpointFaults(deps.random);
@@ -59,6 +61,7 @@ export function createEmulatorContext(
     messages,
     locations,
     outcomes,
+    nextFailures,
     work,
     dispatcher,
     events,
@@ -72,6 +75,7 @@ export function createEmulatorContext(
     messages,
     locations,
     outcomes,
+    nextFailures,
     work,
     lifecycle,
     dispatcher,
@@ -87,6 +91,7 @@ export function createEmulatorContext(
       messages.clear();
       locations.clear();
       outcomes.clear();
+      nextFailures.clear();
       deliveryLog.clear();
       requestLog.clear();
       endpointFaults.clear();

@@ -6,6 +6,7 @@ import type { EndpointFaults } from './endpoint-faults.ts';
 import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
 import type { MessageStore } from './message-store.ts';
+import type { NextFailures } from './next-failures.ts';
 import type { PendingWork } from './pending-work.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { RequestLog } from './request-log.ts';
@@ -21,6 +22,8 @@ export interface EmulatorContext {
   messages: MessageStore;
   locations: LocationStore;
   outcomes: Map<string, RecipientOutcome>;
+  /** One-shot failures for the next SMS to a number. */
+  nextFailures: NextFailures;
   work: PendingWork;
   lifecycle: SmsLifecycle;
   dispatcher: WebhookDispatcher;

@@ -9,6 +9,16 @@ export type EmulatorEventName = 'sms.created' | 'sms.status' | 'reply' | 'delive
  */
 export class EventStream {
   readonly #subscribers = new Set<Response>();
+  readonly #listeners = new Set<(event: EmulatorEventName, data: unknown) => void>();
+
+  /**
+   * Calls `listener` synchronously with every event, in the process (the dev phone keeps its
+   * threads from them). Returns an unsubscribe.
+   */
+  listen(listener: (event: EmulatorEventName, data: unknown) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
 
   subscribe(res: Response): void {
     res.status(200).set({
@@ -26,6 +36,12 @@ export class EventStream {
   publish(event: EmulatorEventName, data: unknown): void {
     const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
     for (const res of this.#subscribers) res.write(frame);
+    for (const listener of this.#listeners) {
+      // A listener's bug must not stop the emulator from announcing the next change.
+      try {
+        listener(event, data);
+      } catch {}
+    }
   }
 
   closeAll(): void {

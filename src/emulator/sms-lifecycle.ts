@@ -8,6 +8,7 @@ import type { EmulatorConfig, RecipientOutcome } from './emulator-options.ts';
 import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
 import { type MessageStore, type StoredSms, toServiceSms } from './message-store.ts';
+import type { NextFailures } from './next-failures.ts';
 import type { PendingWork } from './pending-work.ts';
 import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 
@@ -17,6 +18,8 @@ export interface SmsLifecycleDeps {
   locations: LocationStore;
   /** What each recipient's handset does; a number not listed gets `delivered`. */
   outcomes: Map<string, RecipientOutcome>;
+  /** One-shot failures armed for the next SMS to a number (the dev phone's). */
+  nextFailures?: NextFailures;
   work: PendingWork;
   dispatcher: WebhookDispatcher;
   events: EventStream;
@@ -49,6 +52,7 @@ export class SmsLifecycle {
       parts: new SegmentedMessage(request.body).segmentsCount,
       location,
     });
+    this.deps.nextFailures?.bind(sms.to, sms.id);
     this.deps.events.publish('sms.created', sms);
     this.deps.logger.info(
       { location, sms: sms.id, to: maskPhone(sms.to), parts: sms.parts },
@@ -62,13 +66,16 @@ export class SmsLifecycle {
     const { messages, locations, config, work } = this.deps;
     const sms = messages.get(id);
     if (!sms) return;
-    if (this.#outcome(sms) === 'invalid') {
+    const forced = this.deps.nextFailures?.of(id);
+    if (this.#outcome(sms) === 'invalid' || forced === 'invalid_phone_number') {
+      this.deps.nextFailures?.settle(id);
       this.#change(id, { status: 'errored', statusReason: 'invalid_phone_number', price: 0 });
       return;
     }
     const account = locations.get(sms.location);
     const price = roundMoney(sms.parts * config.unitPrice);
-    if (account.balance < price) {
+    if (account.balance < price || forced === 'insufficient_balance') {
+      this.deps.nextFailures?.settle(id);
       this.#change(id, { status: 'errored', statusReason: 'insufficient_balance', price: 0 });
       return;
     }
@@ -80,6 +87,11 @@ export class SmsLifecycle {
   #report(id: string): void {
     const sms = this.deps.messages.get(id);
     if (!sms) return;
+    if (this.deps.nextFailures?.of(id) === 'EXPIRED') {
+      this.deps.nextFailures.settle(id);
+      this.#change(id, { status: 'errored', statusReason: 'EXPIRED' });
+      return;
+    }
     switch (this.#outcome(sms)) {
       case 'silent':
         return;

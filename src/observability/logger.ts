@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type pretty from 'pino-pretty';
+import { maskPhonesInJsonLine } from './mask-phones-in-text.ts';
 
 // Loaded only for `dev`: the JSON logs of `start` and `worker` do not pay for its start-up.
 const load = createRequire(import.meta.url);
@@ -8,8 +9,9 @@ const load = createRequire(import.meta.url);
 export type { Logger } from 'pino';
 
 /**
- * Paths pino censors wherever they appear in a log line. API secrets are never logged; phone
- * numbers are masked by the code that logs them (`maskPhone`), since a masked number stays useful.
+ * Paths pino censors wherever they appear in a log line. API secrets are never logged. Phone
+ * numbers are masked rather than censored, since a masked number stays useful: by the code that
+ * logs one as a field (`maskPhone`), and in every line as a last resort (`maskPhonesInJsonLine`).
  */
 export const redactedPaths = [
   'keySecret',
@@ -35,13 +37,20 @@ export interface LoggerOptions {
   pretty?: { colorize: boolean };
 }
 
-/** The one logger factory: JSON lines, secrets redacted. Child loggers add `{ location, bot, conversation }`. */
+/**
+ * The one logger factory: JSON lines, secrets redacted, phone numbers masked everywhere in the
+ * line (in error messages and refused bodies too: `maskPhonesInJsonLine`). Child loggers add
+ * `{ location, bot, conversation }`.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
       redact: { paths: redactedPaths, censor: '[redacted]' },
       base: { service: 'replyflow' },
+      // The last step before the line is written: whatever a field, a message or an error
+      // quoted, no full phone number leaves the process.
+      hooks: { streamWrite: maskPhonesInJsonLine },
     },
     options.pretty
       ? (load('pino-pretty') as typeof pretty)({

@@ -1,13 +1,35 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.ts';
 import { startDev } from '../../src/app/start-dev.ts';
 import { freePort } from '../support/free-port.ts';
 
 const chromiumPath = '/usr/bin/chromium';
+const screenshot = resolve('docs/img/dev-phone.png');
+
+/** Every bubble and notice of the thread, top to bottom, as `kind: text`. */
+async function threadLines(page: Page): Promise<string[]> {
+  return page
+    .getByTestId('thread')
+    .locator('[data-seq]')
+    .evaluateAll((els) =>
+      els.map((el) => {
+        const bubble = el.querySelector('.bubble');
+        return `${el.getAttribute('data-testid')}: ${(bubble ?? el).textContent}`;
+      }),
+    );
+}
+
+/** The highlighted states of the statechart. */
+async function activeStates(page: Page): Promise<string[]> {
+  return page
+    .getByTestId('statechart')
+    .locator('g[data-active="true"]')
+    .evaluateAll((els) => els.map((el) => el.getAttribute('data-state') ?? ''));
+}
 
 describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', () => {
   let dev: Awaited<ReturnType<typeof startDev>>;
@@ -16,7 +38,7 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     const port = await freePort();
     const config = await loadConfig({
       PORT: String(port),
-      REPLYFLOW_BOTS_DIR: resolve('test/fixtures/echo-bot-only'),
+      REPLYFLOW_BOTS_DIR: resolve('bots'),
       LOG_LEVEL: 'silent',
     });
     dev = await startDev(config, pino({ level: 'silent' }));
@@ -30,28 +52,172 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await dev?.close();
   });
 
-  it('starts a conversation and chats with the bot through the built-in emulator', {
+  it('starts the appointment bot with an input, shows the answer to "oui" delivered and the state change, and keeps both sides across a reload', {
+    timeout: 90_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1360, height: 860 } });
+    await page.goto(`${dev.url}/dev`);
+    await page.getByLabel('Add a number').fill('+44 7911 123456');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    // International numbers, formatted by libphonenumber-js.
+    await expect.poll(() => page.getByTestId('phone-title').textContent()).toBe('+44 7911 123456');
+    await page.getByLabel('Bot', { exact: true }).selectOption('appointment');
+    // The form is prefilled from the bot's example input when it has one: keep its shape (the
+    // reference bots may change), with the person's name set to Ana.
+    const prefilled = JSON.parse((await page.getByLabel('Start input').inputValue()) || '{}');
+    const example = typeof prefilled === 'object' && prefilled !== null ? prefilled : {};
+    const nameKeys = Object.keys(example).filter((k) => /name|patient/i.test(k));
+    const input = {
+      at: 'Tuesday 2 December at 10:30',
+      ...example,
+      ...Object.fromEntries(
+        (nameKeys.length ? nameKeys : ['name', 'patient']).map((k) => [k, 'Ana']),
+      ),
+    };
+    await page.getByLabel('Start input').fill(JSON.stringify(input));
+    await page.getByRole('button', { name: 'Start conversation' }).click();
+
+    const first = page.getByTestId('sms').first();
+    await expect
+      .poll(() => first.locator('.bubble').textContent(), { timeout: 15_000 })
+      .toMatch(/Ana/);
+    await expect
+      .poll(() => first.getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('delivered');
+    await expect.poll(() => activeStates(page), { timeout: 15_000 }).not.toEqual([]);
+    const before = await activeStates(page);
+
+    await page.getByRole('textbox', { name: 'Message' }).fill('oui');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByTestId('reply').filter({ hasText: 'oui' }).waitFor({ timeout: 15_000 });
+    const answer = page.getByTestId('sms').nth(1);
+    await answer.waitFor({ timeout: 15_000 });
+    await expect
+      .poll(() => answer.getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('delivered');
+    expect(await answer.getByTestId('sms-status').textContent()).toBe('delivered');
+    expect(await answer.locator('.meta').textContent()).toMatch(/1 part.*GSM-7.*price 0\.05/);
+    await expect.poll(() => activeStates(page), { timeout: 15_000 }).not.toEqual(before);
+    expect(await activeStates(page)).not.toEqual([]);
+
+    // The true order: the question, "oui", then the answer, whatever notices sit between.
+    const order = (lines: string[]) => lines.filter((l) => !l.startsWith('notice'));
+    const seen = order(await threadLines(page));
+    expect(seen).toHaveLength(3);
+    expect(seen[1]).toBe('reply: oui');
+    expect(seen[0]).toMatch(/^sms: .*Ana/);
+    expect(seen[2]).toMatch(/^sms: /);
+
+    await page.reload();
+    await page.getByTestId('reply').filter({ hasText: 'oui' }).waitFor({ timeout: 15_000 });
+    await expect.poll(async () => order(await threadLines(page))).toEqual(seen);
+    await expect.poll(() => activeStates(page)).not.toEqual(before);
+    expect(await page.getByTestId('context').textContent()).toMatch(/Ana/);
+
+    mkdirSync(resolve('docs/img'), { recursive: true });
+    await page.screenshot({ path: screenshot });
+    await page.close();
+  });
+
+  it('fits a 360 px screen: long messages wrap inside their bubble and nothing overflows', {
     timeout: 60_000,
   }, async () => {
-    const page = await browser.newPage();
-    await page.goto(`${dev.url}/dev`);
-    await expect.poll(() => page.locator('#bot option').count()).toBe(1);
-    await page.fill('#phone', '06 12 34 56 78');
-    await page.click('#start');
-    await page
-      .locator('.bubble.in', { hasText: 'Echo bot here. Say anything.' })
-      .waitFor({ timeout: 15_000 });
+    const page = await browser.newPage({ viewport: { width: 360, height: 740 } });
+    await page.goto(`${dev.url}/dev#447911123456`);
+    await page.getByTestId('reply').first().waitFor({ timeout: 15_000 });
+    const long = `${'A long message that keeps going. '.repeat(12)}end`;
+    await page.getByRole('textbox', { name: 'Message' }).fill(long);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const bubble = page.getByTestId('reply').filter({ hasText: 'keeps going' }).locator('.bubble');
+    await bubble.waitFor({ timeout: 15_000 });
+    // The page draws again on every status change: measure once the bubble holds still.
+    await expect.poll(() => bubble.boundingBox()).not.toBeNull();
+    const box = (await bubble.boundingBox())!;
+    const thread = (await page.getByTestId('thread').boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(thread.x);
+    expect(box.x + box.width).toBeLessThanOrEqual(thread.x + thread.width);
+    expect(box.height).toBeGreaterThan(60); // wrapped over several lines
+    for (const width of [360, 375]) {
+      await page.setViewportSize({ width, height: 740 });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
+        width,
+      );
+    }
+    if (process.env.DEV_PHONE_MOBILE_SCREENSHOT) {
+      await page.screenshot({ path: process.env.DEV_PHONE_MOBILE_SCREENSHOT, fullPage: true });
+    }
+    await page.close();
+  });
 
-    await page.fill('#body', 'hello from the browser');
-    await page.click('#compose button[type=submit]');
-    await page
-      .locator('.bubble.out', { hasText: 'hello from the browser' })
-      .waitFor({ timeout: 15_000 });
-    await page
-      .locator('.bubble.in', { hasText: '#1: hello from the browser' })
-      .waitFor({ timeout: 15_000 });
-    if (process.env.DEV_PHONE_SCREENSHOT)
-      await page.screenshot({ path: process.env.DEV_PHONE_SCREENSHOT });
-    expect(await page.locator('#status').textContent()).toBe('');
+  it('explains the short code, broadcasts so a keyword can be answered, fails the next delivery with the reason picked, resets the number, sends STOP and moves the clock', {
+    timeout: 60_000,
+  }, async () => {
+    const bots = (await (await fetch(`${dev.url}/dev/bots`)).json()) as Array<{
+      keywords: string[];
+    }>;
+    const keyword = bots.find((b) => b.keywords.length > 0)!.keywords[0]!.toUpperCase();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(`${dev.url}/dev`);
+    await page.getByLabel('Add a number').fill('06 98 76 54 32');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId('phone-title').textContent())
+      .toBe('+33 6 98 76 54 32');
+    expect(await page.locator('.explain').textContent()).toMatch(/no message has reached/);
+
+    // A keyword from a number that got nothing from the short code: kept, marked, explained.
+    await page.getByRole('textbox', { name: 'Message' }).fill(keyword);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const refused = page.getByTestId('reply').filter({ hasText: keyword });
+    await refused.waitFor({ timeout: 15_000 });
+    expect(await refused.locator('.meta').textContent()).toMatch(
+      /not delivered: no message has reached/,
+    );
+
+    await page.getByLabel('Failure reason').selectOption('EXPIRED');
+    await page.getByRole('button', { name: 'Fail next delivery' }).click();
+    await expect.poll(() => page.getByTestId('armed').textContent()).toMatch(/EXPIRED/);
+    await page.getByRole('button', { name: 'Broadcast' }).click();
+    const failed = page.getByTestId('sms').first();
+    await expect
+      .poll(() => failed.getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('errored');
+    expect(await failed.getByTestId('sms-status').textContent()).toBe('errored · EXPIRED');
+
+    await page.getByRole('button', { name: 'Broadcast' }).click();
+    const news = page.getByTestId('sms').nth(1);
+    await expect
+      .poll(() => news.getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('delivered');
+    await page.getByRole('textbox', { name: 'Message' }).fill(keyword);
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId('conversation-status').textContent(), { timeout: 15_000 })
+      .toMatch(/active|done/);
+    expect(await page.getByTestId('bot-id').textContent()).not.toBe('');
+
+    // Reset ends the conversation and clears the thread.
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await expect
+      .poll(() => page.getByTestId('conversation-status').textContent(), { timeout: 15_000 })
+      .toBe('done');
+    expect(await page.getByTestId('notice').first().textContent()).toMatch(/reset/);
+
+    // STOP: the opt-out confirmation arrives, and the panel says the number opted out.
+    await page.getByRole('button', { name: 'Send STOP' }).click();
+    await page.getByTestId('reply').filter({ hasText: 'STOP' }).waitFor({ timeout: 15_000 });
+    await page.getByTestId('opted-out').waitFor({ timeout: 15_000 });
+    await page.getByTestId('sms').first().waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Start conversation' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/opted out.*START/);
+
+    // The dev clock moves a day ahead: the page shows it, and the thread notes it.
+    const devNow = async () =>
+      ((await (await fetch(`${dev.url}/dev/state`)).json()) as { now: number }).now;
+    const before = await devNow();
+    await page.getByRole('button', { name: '+24 h' }).click();
+    await page.getByTestId('notice').filter({ hasText: 'clock moved forward 24h' }).waitFor();
+    expect((await devNow()) - before).toBeGreaterThanOrEqual(24 * 3_600_000);
+    await page.close();
   });
 });

@@ -27,6 +27,9 @@ export function* hostileBodies(count: number, seed = 1): Generator<HostileBody> 
         ' ',
         '{"a":1}}',
         'NaN',
+        // Short enough that the parser's message quotes it whole, number included.
+        'from=33612345678',
+        '+33612345678',
       ]),
     }),
     () => ({

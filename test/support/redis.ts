@@ -16,3 +16,8 @@ export function randomPrefix(label = 'test'): string {
 export function connectTestRedis(): Redis {
   return new Redis(testRedisUrl(), { maxRetriesPerRequest: 1 });
 }
+
+/** `host:port` of each master of the test Redis Cluster started by `global-redis.ts`. */
+export function testClusterNodes(): string[] {
+  return inject('redisClusterNodes');
+}

@@ -18,10 +18,11 @@ import { createMessagingClients } from '../../src/provider/create-messaging-clie
 import type { ProviderTimeouts } from '../../src/provider/provider-transport.ts';
 import { type Clock, systemClock } from '../../src/scheduler/clock.ts';
 import { createMemoryStore } from '../../src/store/memory/create-memory-store.ts';
-import { createRedisStore } from '../../src/store/redis/create-redis-store.ts';
+import { connectRedisCluster, createRedisStore } from '../../src/store/redis/create-redis-store.ts';
 import { redisOptionsForStore } from '../../src/store/redis/redis-options-for-store.ts';
+import type { RedisConnection } from '../../src/store/redis/redis-store-context.ts';
 import type { Store } from '../../src/store/store.ts';
-import { randomPrefix, testRedisUrl } from './redis.ts';
+import { randomPrefix, testClusterNodes, testRedisUrl } from './redis.ts';
 import { waitFor } from './wait-for.ts';
 
 export const location = 'paris';
@@ -34,7 +35,7 @@ export interface ReplyLoop {
   /** replyflow's webhook URL for the location. */
   webhookUrl: string;
   /** Where the Redis store lives (undefined on the memory store), for worker processes to share it. */
-  redis: { url: string; prefix: string } | undefined;
+  redis: RedisLocation | undefined;
   /** Starts a bot's conversation with a phone, as a campaign would. */
   start(phone: string, botId: string, input?: unknown): Promise<void>;
   /** The handset texts the short code (correlated with its last message from the short code). */
@@ -53,6 +54,25 @@ export interface ReplyLoop {
   close(): Promise<void>;
 }
 
+export type StoreKind = 'redis' | 'cluster' | 'memory';
+
+/** One Redis (`url`) or a Redis Cluster (`clusterNodes`), and the store's key prefix. */
+export interface RedisLocation {
+  url?: string;
+  clusterNodes?: string[];
+  prefix: string;
+}
+
+/** A store connection to `location`, with the options the app uses. */
+export function connectRedis(location: RedisLocation): RedisConnection {
+  const redis = location.clusterNodes
+    ? connectRedisCluster(location.clusterNodes)
+    : new Redis(location.url!, redisOptionsForStore());
+  // Connection errors surface as StoreUnavailableError on the calls; no need to print them.
+  redis.on('error', () => {});
+  return redis;
+}
+
 export interface ReplyLoopOptions {
   registry: BotRegistry;
   /** replyflow's rate limit for the location, in requests per second. Default 1000. */
@@ -67,9 +87,10 @@ export interface ReplyLoopOptions {
   clock?: Clock;
   /** Overrides of the emulator's options (time scale, webhook retry…). */
   emulator?: Partial<EmulatorOptions>;
-  /** Where replyflow's log lines go (level debug); silent when absent. */
+  /** Where replyflow's and the emulator's log lines go (level debug); silent when absent. */
   logStream?: DestinationStream;
-  store?: 'redis' | 'memory';
+  /** `cluster`: the test Redis Cluster (3 masters); `redis`, the default: one Redis. */
+  store?: StoreKind;
   /** Redis URL for the redis store; the shared test Redis by default. */
   redisUrl?: string;
   roles?: StartOptions['roles'];
@@ -89,22 +110,27 @@ export interface ReplyLoopOptions {
  * store, with replyflow's webhook registered at the emulator.
  */
 export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLoop> {
+  const logger = options.logStream
+    ? createLogger({ level: 'debug', destination: options.logStream })
+    : pino({ level: 'silent' });
   const emulator = await startEmulator({
     port: 0,
     keyPairs: [{ id: 'k', secret: 's', location }],
+    logger,
     timeScale: 0.01,
     rateLimitPerSecond: Number.POSITIVE_INFINITY,
     ...options.emulator,
   });
-  let redis: Redis | undefined;
+  let redis: RedisConnection | undefined;
   let redisStore: ReplyLoop['redis'];
   let store: Store;
   if (options.store === 'memory') store = createMemoryStore({});
   else {
-    redisStore = { url: options.redisUrl ?? testRedisUrl(), prefix: randomPrefix('rf') };
-    redis = new Redis(redisStore.url, redisOptionsForStore());
-    // Connection errors surface as StoreUnavailableError on the calls; no need to print them.
-    redis.on('error', () => {});
+    redisStore =
+      options.store === 'cluster'
+        ? { clusterNodes: testClusterNodes(), prefix: randomPrefix('rf') }
+        : { url: options.redisUrl ?? testRedisUrl(), prefix: randomPrefix('rf') };
+    redis = connectRedis(redisStore);
     store = createRedisStore({ redis, prefix: redisStore.prefix, onError: () => {} });
   }
   const config: AppConfig = {
@@ -139,9 +165,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     createMessagingClients(config, { timeouts: options.providerTimeouts });
   const app = await startReplyflow({
     config,
-    logger: options.logStream
-      ? createLogger({ level: 'debug', destination: options.logStream })
-      : pino({ level: 'silent' }),
+    logger,
     store,
     registry: options.registry,
     roles: options.roles,
@@ -157,11 +181,10 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
 
   const instances: RunningReplyflow[] = [];
   const startInstance = async (roles: StartOptions['roles'] = { web: false }) => {
-    let own: Redis | undefined;
+    let own: RedisConnection | undefined;
     let instanceStore = store;
     if (redisStore) {
-      own = new Redis(redisStore.url, redisOptionsForStore());
-      own.on('error', () => {});
+      own = connectRedis(redisStore);
       instanceStore = createRedisStore({
         redis: own,
         prefix: redisStore.prefix,

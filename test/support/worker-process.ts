@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { LogCapture } from './log-capture.ts';
 import { location, type ReplyLoop, webhookSecret } from './reply-loop.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,7 +28,9 @@ export function workerEnv(loop: ReplyLoop): Record<string, string> {
   if (!loop.redis) throw new Error('worker processes need the reply loop on the Redis store');
   return {
     PATH: process.env.PATH ?? '',
-    REDIS_URL: loop.redis.url,
+    ...(loop.redis.clusterNodes
+      ? { REDIS_CLUSTER_NODES: loop.redis.clusterNodes.join(',') }
+      : { REDIS_URL: loop.redis.url! }),
     REPLYFLOW_REDIS_PREFIX: loop.redis.prefix,
     REPLYFLOW_PROVIDER_URL: loop.emulator.baseUrl,
     REPLYFLOW_API_KEY_ID: 'k',
@@ -45,8 +48,12 @@ export function workerEnv(loop: ReplyLoop): Record<string, string> {
  * Runs the real CLI, `node bin/replyflow.js worker`, in a child process. Its output is kept in
  * `output` (prefixed with the pid) rather than printed, so a test shows it only when it fails.
  */
-export function spawnWorkerProcess(env: Record<string, string>, output: string[]): WorkerProcess {
-  return spawnReplyflowProcess('worker', env, output);
+export function spawnWorkerProcess(
+  env: Record<string, string>,
+  output: string[],
+  logs?: LogCapture,
+): WorkerProcess {
+  return spawnReplyflowProcess('worker', env, output, logs);
 }
 
 /** Runs `node bin/replyflow.js <command>` in a child process, as `spawnWorkerProcess` does. */
@@ -54,6 +61,8 @@ export function spawnReplyflowProcess(
   command: 'worker' | 'web' | 'start',
   env: Record<string, string>,
   output: string[],
+  /** Receives every line the process writes, debug ones included. */
+  logs?: LogCapture,
 ): WorkerProcess {
   const child: ChildProcess = spawn(process.execPath, ['bin/replyflow.js', command], {
     cwd: root,
@@ -65,6 +74,7 @@ export function spawnReplyflowProcess(
   let steps = 0;
   let partial = '';
   const keep = (line: string) => {
+    logs?.add(line);
     if (line.includes('"msg":"step"')) steps++;
     // Debug lines are counted or dropped; what a failing test shows is warnings and errors.
     else if (line !== '' && !/^\{"level":[12]0,/.test(line) && kept < maxOutputChars) {

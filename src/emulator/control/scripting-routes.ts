@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseRequest } from '../api/parse-request.ts';
 import type { EmulatorContext } from '../emulator-context.ts';
 import { endpointFaultRequestSchema } from '../endpoint-faults.ts';
+import { nextFailureRequestSchema } from '../next-failures.ts';
 import { simulateReply, simulateReplyRequestSchema } from '../simulate-reply.ts';
 import { webhookFaultRequestSchema } from '../webhook-faults.ts';
 
@@ -35,6 +36,21 @@ export function scriptingRoutes(context: EmulatorContext): Router {
     const { outcome } = parseRequest(outcomeRequestSchema, req.body);
     context.outcomes.set(req.params.phone, outcome);
     res.json({ phone: req.params.phone, outcome });
+  });
+
+  router.post('/next-failures', (req, res) => {
+    const { phone, reason } = parseRequest(nextFailureRequestSchema, req.body);
+    context.nextFailures.arm(phone, reason);
+    res.status(201).json({ phone, reason });
+  });
+
+  router.get('/next-failures', (_req, res) => {
+    res.json(context.nextFailures.list());
+  });
+
+  router.delete('/next-failures', (_req, res) => {
+    context.nextFailures.clear();
+    res.status(204).send();
   });
 
   router.post('/webhook-faults', (req, res) => {

@@ -1,7 +1,6 @@
-import type { Redis } from 'ioredis';
 import { limiterFromSchedule } from '../send-schedule.ts';
 import { storeKeys } from './keys.ts';
-import { withStoreErrors } from './redis-store-context.ts';
+import { type RedisConnection, withStoreErrors } from './redis-store-context.ts';
 import { defineStoreScripts } from './store-scripts.ts';
 
 /**
@@ -12,7 +11,7 @@ import { defineStoreScripts } from './store-scripts.ts';
  * reserves a batch of slots that this process spends itself (`limiterFromSchedule`).
  */
 export function createRedisSendLimiter(options: {
-  redis: Redis;
+  redis: RedisConnection;
   prefix?: string;
   location: string;
   perSecond: number;

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { partitionOf } from '../partition-of.ts';
 import { reportAsWarning } from '../ready-listeners.ts';
 import type { Store } from '../store.ts';
@@ -10,17 +9,21 @@ import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisMonitoringOperations } from './redis-monitoring-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
 import { redisResultOperations } from './redis-result-operations.ts';
-import type { RedisStoreContext } from './redis-store-context.ts';
+import type { RedisConnection, RedisStoreContext } from './redis-store-context.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
 
+export { clusterOptionsForStore, connectRedisCluster } from './connect-redis-cluster.ts';
 export { redisOptionsForStore } from './redis-options-for-store.ts';
 
 export interface RedisStoreOptions {
-  /** The connection to use, made and closed by the caller (see `redisOptionsForStore`). */
-  redis: Redis;
+  /**
+   * The connection to use, made and closed by the caller: one Redis (see `redisOptionsForStore`)
+   * or a Redis Cluster (see `connectRedisCluster`).
+   */
+  redis: RedisConnection;
   /** A connection for `onReady`'s subscription; by default `redis.duplicate()`, made on first use and closed with the store. */
-  subscriber?: Redis;
+  subscriber?: RedisConnection;
   /** Prepended to every key; one Redis can hold several stores under different prefixes. */
   prefix?: string;
   /** Partitions of the shared structures; fixed for the life of the data. */
@@ -32,8 +35,9 @@ export interface RedisStoreOptions {
 }
 
 /**
- * The production store: the port over one Redis, every multi-key change in one Lua script
- * touching one hash slot (see `keys.ts` for the layout and `scripts/` for the scripts).
+ * The production store: the port over one Redis or a Redis Cluster, every multi-key change in
+ * one Lua script touching one hash slot (see `keys.ts` for the layout and `scripts/` for the
+ * scripts).
  * Failures of the connection or of the server reject with `StoreUnavailableError`. Like
  * grammY's storage adapters it is given its connection: `close()` leaves `redis` open.
  *

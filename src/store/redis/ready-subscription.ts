@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
 import { ReadyListeners } from '../ready-listeners.ts';
 import type { QueueName } from '../store.ts';
+import { isCluster, type RedisConnection } from './redis-store-context.ts';
 
 export interface ReadySubscriptionOptions {
   /** The connection the store sends commands on; duplicated for pub/sub when `subscriber` is absent. */
-  redis: Redis;
-  subscriber: Redis | undefined;
+  redis: RedisConnection;
+  subscriber: RedisConnection | undefined;
   channel: string;
   onError: (error: unknown) => void;
 }
@@ -15,10 +15,14 @@ export interface ReadySubscriptionOptions {
  * A subscriber connection the store made itself is closed with the store; a given one is only
  * unsubscribed, its owner closes it. Notifications are hints (workers also poll), so a failed
  * subscription is reported to `onError` and retried on the next `onReady` call.
+ *
+ * On a Cluster the channel is an ordinary (not sharded) one: Redis Cluster forwards a PUBLISH,
+ * from a script on any master too, to every node, and ioredis subscribes on one node of its
+ * choice (`cluster.duplicate()` makes the subscriber a Cluster of its own).
  */
 export function createReadySubscription(options: ReadySubscriptionOptions) {
   const listeners = new ReadyListeners(options.onError);
-  let connection: Redis | undefined;
+  let connection: RedisConnection | undefined;
   let subscribed: Promise<unknown> | undefined;
 
   const onMessage = (channel: string, message: string) => {
@@ -31,7 +35,7 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
 
   const subscribe = () => {
     if (!connection) {
-      connection = options.subscriber ?? options.redis.duplicate();
+      connection = options.subscriber ?? duplicate(options.redis);
       if (!options.subscriber) {
         // ioredis emits an error per reconnect attempt: report one per outage.
         let down = false;
@@ -67,4 +71,8 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       }
     },
   };
+}
+
+function duplicate(redis: RedisConnection): RedisConnection {
+  return isCluster(redis) ? redis.duplicate() : redis.duplicate();
 }

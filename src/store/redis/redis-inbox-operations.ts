@@ -9,6 +9,7 @@ import { timerEventJsonStart } from '../timer-event-json.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import {
   droppedTtl,
+  isCluster,
   type RedisStoreContext,
   seconds,
   withStoreErrors,
@@ -118,6 +119,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         // One partition (the usual notification): one call, without building a pipeline.
         if (calls.length === 1) {
           return [(await scripts.run('ingest', calls[0]!.keys, calls[0]!.args)) as Reply];
+        }
+        // On a Cluster a pipeline must stay on one node: one call per partition (each one slot),
+        // all sent at once; the calls of one tick still leave in one write per master.
+        if (isCluster(redis)) {
+          const run = (call: (typeof calls)[number]) => scripts.run('ingest', call.keys, call.args);
+          return (await Promise.all(calls.map(run))) as Reply[];
         }
         const pipeline = redis.pipeline();
         for (const call of calls) scripts.queue(pipeline, 'ingest', call.keys, call.args);

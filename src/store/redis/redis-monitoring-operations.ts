@@ -3,7 +3,12 @@ import type { ConversationRecord } from '../records.ts';
 import type { Store } from '../store.ts';
 import { tallyActive } from '../store-sample.ts';
 import { jsonOrNull } from './parse-reply.ts';
-import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import {
+  isCluster,
+  type RedisConnection,
+  type RedisStoreContext,
+  withStoreErrors,
+} from './redis-store-context.ts';
 
 type MonitoringOperations = Pick<Store, 'ping' | 'sample'>;
 
@@ -55,12 +60,11 @@ export function redisMonitoringOperations({
  * plain SCAN sees one node's keys only).
  */
 async function scanRecords(
-  redis: Redis,
+  redis: RedisConnection,
   pattern: string,
   limit: number,
 ): Promise<{ keys: string[]; complete: boolean }> {
-  const cluster = redis as unknown as { nodes?: (role: 'master') => Redis[] };
-  const nodes = typeof cluster.nodes === 'function' ? cluster.nodes('master') : [redis];
+  const nodes: Redis[] = isCluster(redis) ? redis.nodes('master') : [redis];
   const found: string[] = [];
   for (const node of nodes) {
     let cursor = '0';

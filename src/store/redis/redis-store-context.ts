@@ -1,12 +1,18 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { storeLimits } from '../store-limits.ts';
 import type { StoreKeys } from './keys.ts';
 import type { StoreScripts } from './store-scripts.ts';
 import { toStoreError } from './to-store-error.ts';
 
+/** What the store runs on: one Redis, or a Redis Cluster (every script call touches one slot). */
+export type RedisConnection = Redis | Cluster;
+
+/** True for a Cluster connection (ioredis's own test: its pipelines use it too). */
+export const isCluster = (redis: RedisConnection): redis is Cluster => redis.isCluster;
+
 /** What the Redis driver's operation modules share. */
 export interface RedisStoreContext {
-  redis: Redis;
+  redis: RedisConnection;
   keys: StoreKeys;
   scripts: StoreScripts;
   partitionOf(phone: string): number;

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import { coalesceWrites } from './coalesce-writes.ts';
+import type { RedisConnection } from './redis-store-context.ts';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const libraryDir = new URL('./lib/', scriptsDir);
@@ -66,14 +67,18 @@ type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
  * EVAL when the server does not have the script yet) and calls them by name. Pipelines made
  * from the instance afterwards carry the scripts too.
  */
-export function defineStoreScripts(redis: Redis) {
+export function defineStoreScripts(redis: RedisConnection) {
   const byBase = new Map(definitions.map((definition) => [definition.base, definition]));
   const coalesce = coalesceWrites(redis);
   for (const { name, numberOfKeys, lua } of definitions) {
     redis.defineCommand(name, { numberOfKeys, lua });
   }
 
-  const command = (target: Redis | ChainableCommander, script: ScriptName, keys: Arg[]) => {
+  const command = (
+    target: RedisConnection | ChainableCommander,
+    script: ScriptName,
+    keys: Arg[],
+  ) => {
     const definition = byBase.get(script);
     if (!definition)
       throw new Error(`store script ${script} is missing from ${scriptsDir.pathname}`);

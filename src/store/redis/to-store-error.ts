@@ -11,6 +11,6 @@ export function toStoreError(error: unknown, operation: string): StoreUnavailabl
   const answered = error instanceof Error && error.name === 'ReplyError';
   const message = answered
     ? `Redis refused ${operation}: ${detail}. Check the Redis server (memory, replication role, logs).`
-    : `Redis did not answer ${operation} (${detail}). Check that REDIS_URL points at a running Redis reachable from this host.`;
+    : `Redis did not answer ${operation} (${detail}). Check that REDIS_URL (or REDIS_CLUSTER_NODES) points at a running Redis reachable from this host.`;
   return new StoreUnavailableError(message, { cause: error });
 }

@@ -2,13 +2,14 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it, onTestFailed } from 'vitest';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import echo from '../../fixtures/bots/echo-bot.ts';
+import { expectKeysOnEveryMaster } from '../../support/cluster-keys.ts';
 import {
   echoConversations,
   postTurn,
   sentByPhone,
   waitUntilSettled,
 } from '../../support/echo-load.ts';
-import { location, startReplyLoop } from '../../support/reply-loop.ts';
+import { location, type StoreKind, startReplyLoop } from '../../support/reply-loop.ts';
 import {
   spawnWorkerProcess,
   stopWorkerProcess,
@@ -41,8 +42,9 @@ interface Run {
  * child processes on one Redis. No `sms.status` notification is registered, so the final state
  * depends only on the replies, and two runs can be compared field by field.
  */
-async function runWith(processes: number, output: string[]): Promise<Run> {
+async function runWith(store: StoreKind, processes: number, output: string[]): Promise<Run> {
   const loop = await startReplyLoop({
+    store,
     registry: createBotRegistry([{ bot: echo, file: 'echo-bot.ts' }]),
     roles: { web: true, worker: false, sender: false },
     webhook: false,
@@ -60,6 +62,7 @@ async function runWith(processes: number, output: string[]): Promise<Run> {
     expect(left, `with ${processes} worker process(es)`).toEqual([]);
     const settledMs = Date.now() - startedAt;
     await Promise.all(workers.map((worker) => stopWorkerProcess(worker)));
+    if (store === 'cluster') await expectKeysOnEveryMaster(loop);
 
     const sent = await sentByPhone(loop.emulator.url);
     const outcomes = new Map<string, Outcome>();
@@ -85,15 +88,15 @@ async function runWith(processes: number, output: string[]): Promise<Run> {
   }
 }
 
-describe('several worker processes on one Redis', () => {
+describe.each(['redis', 'cluster'] as const)('several worker processes on one %s', (store) => {
   it('reach the same final state as one process: same contexts, same answers, none twice, none lost', async () => {
     const output: string[] = [];
     onTestFailed(() => console.error(output.join('\n')));
 
-    const one = await runWith(1, output);
-    const three = await runWith(3, output);
+    const one = await runWith(store, 1, output);
+    const three = await runWith(store, 3, output);
     console.log(
-      `scale-out test: ${conversationCount} conversations × ${followUps + 1} replies; ` +
+      `scale-out test on ${store}: ${conversationCount} conversations × ${followUps + 1} replies; ` +
         `1 process: all posted in ${one.postedMs} ms, settled in ${one.settledMs} ms; ` +
         `3 processes: posted in ${three.postedMs} ms, settled in ${three.settledMs} ms ` +
         `(steps per process: ${three.steps.join(', ')})`,

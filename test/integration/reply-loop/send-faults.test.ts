@@ -3,6 +3,7 @@ import { emit, setup } from 'xstate';
 import type { BotEvent } from '../../../src/bot/bot-events.ts';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { defineBot } from '../../../src/bot/define-bot.ts';
+import { expectNoFullPhoneNumber, LogCapture } from '../../support/log-capture.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -11,6 +12,10 @@ const conversations = 100;
 /** The service's limit; replyflow is configured a little under it, as an operator should. */
 const serviceLimit = 20;
 const limit = 19;
+const phones = Array.from(
+  { length: conversations },
+  (_, i) => `3361200${String(i).padStart(4, '0')}`,
+);
 
 /** On start, queues `perConversation` numbered messages at once. */
 const blast = defineBot({
@@ -41,8 +46,10 @@ interface LoggedRequest {
 
 describe('sending through 5xx answers and a rate-limited service', () => {
   let loop: ReplyLoop;
+  const logs = new LogCapture();
   beforeAll(async () => {
     loop = await startReplyLoop({
+      logStream: logs.stream,
       registry: createBotRegistry([{ bot: blast, file: 'blast.ts' }]),
       emulator: { rateLimitPerSecond: serviceLimit },
       rateLimitPerSecond: limit,
@@ -64,10 +71,6 @@ describe('sending through 5xx answers and a rate-limited service', () => {
   it('delivers all 2,000 messages once, never more than 5 % over the limit in any 5 s window', {
     timeout: 400_000,
   }, async () => {
-    const phones = Array.from(
-      { length: conversations },
-      (_, i) => `3361200${String(i).padStart(4, '0')}`,
-    );
     for (const phone of phones) await loop.start(phone, 'blast');
 
     const total = conversations * perConversation;
@@ -125,5 +128,9 @@ describe('sending through 5xx answers and a rate-limited service', () => {
       .map((n) => `${n.method} ${n.path} at ${n.at}`);
     expect(early).toEqual([]);
     expect(failed).toBeGreaterThan(total * 0.2);
+  });
+
+  it('logged no full phone number (retries, failures and the emulator included)', () => {
+    expectNoFullPhoneNumber(logs, phones);
   });
 });

@@ -34,7 +34,7 @@ describe('replyflow web', () => {
       await waitFor(
         () => {
           const line = output.find(
-            (l) => l.startsWith(`[web ${web.pid}]`) && l.includes('replyflow is listening'),
+            (l) => l.startsWith(`[web ${web.pid}]`) && l.includes('"msg":"replyflow is listening"'),
           );
           url = /"url":"([^"]+)"/.exec(line ?? '')?.[1] ?? '';
           return url !== '';

@@ -6,30 +6,9 @@ import {
   createRedisStore,
   redisOptionsForStore,
 } from '../../../src/store/redis/create-redis-store.ts';
+import { countHandleWrites } from '../../support/count-handle-writes.ts';
 import { randomPrefix, testRedisUrl } from '../../support/redis.ts';
 import { replyEvent, t0 } from './contract/fixtures.ts';
-
-/** Counts what reaches the socket's handle: one `_write` per chunk, or one `_writev` per batch. */
-function countHandleWrites(socket: Socket) {
-  const counts = { write: 0, writev: 0, chunks: 0 };
-  const internals = socket as unknown as {
-    _write: (...args: unknown[]) => void;
-    _writev: (chunks: unknown[], ...rest: unknown[]) => void;
-  };
-  const write = internals._write.bind(socket);
-  const writev = internals._writev.bind(socket);
-  internals._write = (...args) => {
-    counts.write++;
-    counts.chunks++;
-    write(...args);
-  };
-  internals._writev = (chunks, ...rest) => {
-    counts.writev++;
-    counts.chunks += chunks.length;
-    writev(chunks, ...rest);
-  };
-  return counts;
-}
 
 describe('coalesceWrites', () => {
   const redis = new Redis(testRedisUrl(), redisOptionsForStore({ lazyConnect: true }));

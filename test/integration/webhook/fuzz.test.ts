@@ -3,12 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import echo from '../../fixtures/bots/echo-bot.ts';
 import { hostileBodies } from '../../support/hostile-bodies.ts';
+import { expectNoFullPhoneNumber, LogCapture } from '../../support/log-capture.ts';
 import { type ReplyLoop, replyNotification, startReplyLoop } from '../../support/reply-loop.ts';
+
+/** The full numbers the hostile bodies and the check after them carry (`hostile-bodies.ts`). */
+const phones = ['33612345678', '٣٣٦١٢٣٤٥٦٧٨', '33612345999'];
 
 describe('the webhook under hostile input', () => {
   let loop: ReplyLoop;
+  const logs = new LogCapture();
   beforeAll(async () => {
-    loop = await startReplyLoop({ registry: createBotRegistry([{ bot: echo, file: 'echo.ts' }]) });
+    loop = await startReplyLoop({
+      registry: createBotRegistry([{ bot: echo, file: 'echo.ts' }]),
+      logStream: logs.stream,
+    });
   });
   afterAll(() => loop.close());
 
@@ -58,5 +66,12 @@ describe('the webhook under hostile input', () => {
       'Echo bot here. Say anything.',
       '#1: ECHO still here',
     ]);
+  });
+
+  it('logged no full phone number, in refusal reasons (parser excerpts, field errors) included', () => {
+    expect(
+      logs.lines.filter((line) => line.includes('notification refused')).length,
+    ).toBeGreaterThan(1_000);
+    expectNoFullPhoneNumber(logs, phones);
   });
 });
