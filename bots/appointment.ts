@@ -1,5 +1,6 @@
 import { type BotEvent, defineBot, endConversation, reply } from 'replyflow';
 import { assign, setup } from 'xstate';
+import { z } from 'zod';
 
 interface Input {
   input: { patient?: string; at?: string };
@@ -12,6 +13,11 @@ interface Input {
 export default defineBot({
   id: 'appointment',
   triggers: { keywords: ['RDV'] },
+  // What a booking system gives POST /admin/conversations (checked before anything starts).
+  input: z.object({
+    patient: z.string().min(1).max(60).optional(),
+    at: z.string().min(1, { error: 'is required: when the appointment is, as the SMS says it' }),
+  }),
   exampleInput: { patient: 'Ana', at: 'Tuesday 2 December at 10:30' },
   machine: setup({
     types: {

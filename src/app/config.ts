@@ -6,6 +6,7 @@ import { parseDuration } from '../bot/parse-duration.ts';
 import { complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { ConfigError } from '../errors.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
+import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
 
 /** A duration setting (`30s`, `2m`, `1h`) read as milliseconds; `message` when it is not one, or is under `minMs`. */
 function duration(fallback: string, message: string, minMs = 0) {
@@ -20,8 +21,8 @@ function duration(fallback: string, message: string, minMs = 0) {
 }
 
 const providerUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL such as https://api.example.com/v1' })
-  .refine((url) => url.replace(/\/+$/, '').endsWith('/v1'), { error: 'must end with /v1' })
+  .url({ protocol: /^https?$/, error: notAnHttpUrl })
+  .refine((url) => url.replace(/\/+$/, '').endsWith('/v1'), { error: notEndingWithV1 })
   .transform((url) => url.replace(/\/+$/, ''));
 
 const countryCode = z
@@ -147,9 +148,27 @@ const envSchema = z.object({
   REPLYFLOW_IN_DOUBT_GRACE: duration('30s', 'must be a duration such as 0s, 30s or 2m'),
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /**
+   * Bearer token for `/metrics` and the admin routes (`POST /admin/conversations`). Unset:
+   * `/metrics` is open and the admin routes answer 403. Use a long random value
+   * (openssl rand -hex 32).
+   */
+  REPLYFLOW_ADMIN_TOKEN: z
+    .string()
+    .min(16, { error: 'must be at least 16 characters (use: openssl rand -hex 32)' })
+    .optional(),
+  /** Webhook requests in flight at once; past it the webhook answers 503 at once (the service retries). */
+  REPLYFLOW_MAX_INFLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
+  /** How long a stop (SIGTERM, SIGINT) may take: in-flight steps and sends finish, claims are released, then the process exits 0. */
+  REPLYFLOW_STOP_TIMEOUT: duration('10s', 'must be a duration such as 10s or 1m'),
+  /** Port on which `replyflow worker` serves /healthz, /readyz and /metrics. Unset: the worker serves no HTTP. */
+  REPLYFLOW_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** Every variable `loadConfig` reads (the container test checks compose.yaml against it). */
+export const configVariables: readonly string[] = Object.keys(envSchema.shape);
 
 export interface AppConfig {
   /** Configured locations; empty means none, and `dev` then runs the built-in emulator. */
@@ -172,6 +191,14 @@ export interface AppConfig {
   inDoubtGraceMs: number;
   port: number;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** REPLYFLOW_ADMIN_TOKEN: guards /metrics and the admin routes; unset, the admin routes answer 403. */
+  adminToken?: string;
+  /** REPLYFLOW_MAX_INFLIGHT (default 512). */
+  maxInflight?: number;
+  /** REPLYFLOW_STOP_TIMEOUT in milliseconds (default 10 s). */
+  stopTimeoutMs?: number;
+  /** REPLYFLOW_HEALTH_PORT: where a process without the web role serves its health routes. */
+  healthPort?: number;
 }
 
 /**
@@ -205,6 +232,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     inDoubtGraceMs: vars.REPLYFLOW_IN_DOUBT_GRACE,
     port: vars.PORT,
     logLevel: vars.LOG_LEVEL,
+    adminToken: vars.REPLYFLOW_ADMIN_TOKEN,
+    maxInflight: vars.REPLYFLOW_MAX_INFLIGHT,
+    stopTimeoutMs: vars.REPLYFLOW_STOP_TIMEOUT,
+    healthPort: vars.REPLYFLOW_HEALTH_PORT,
   };
 }
 
@@ -254,8 +285,25 @@ const locationsFileSchema = z.object({
     .min(1, { error: 'needs at least one location' })
     .refine((list) => new Set(list.map((l) => l.name)).size === list.length, {
       error: 'location names must be unique',
-    }),
+    })
+    .superRefine(refuseSharedKeyPairs),
 });
+
+/** The service binds each key pair to exactly one location (spec §1.4): two locations cannot share one. */
+function refuseSharedKeyPairs(list: LocationConfig[], ctx: z.RefinementCtx): void {
+  const owners = new Map<string, string>();
+  for (const location of list) {
+    const pair = `${location.providerUrl}\u0000${location.apiKeyId}`;
+    const owner = owners.get(pair);
+    if (owner === undefined) owners.set(pair, location.name);
+    else {
+      ctx.addIssue({
+        code: 'custom',
+        message: `'${owner}' and '${location.name}' use the same key pair (API key id '${location.apiKeyId}'): the service binds each key pair to one location, so give each location its own`,
+      });
+    }
+  }
+}
 
 async function readLocationsFile(path: string): Promise<LocationConfig[]> {
   const file = resolve(path);

@@ -1,10 +1,12 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Router } from 'express';
+import { createAdminRouter } from '../admin/create-admin-router.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { createWorker, type WorkerOptions } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
+import { createMetrics, type Metrics } from '../observability/metrics.ts';
 import { createSender } from '../outbox/create-sender.ts';
 import type { SharedLimiter } from '../outbox/shared-limiter.ts';
 import { createMessagingClients } from '../provider/create-messaging-clients.ts';
@@ -15,13 +17,16 @@ import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
+import { createHardenedServer } from './create-hardened-server.ts';
 import { createHttpApp } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
 import { listenOn } from './listen-on.ts';
 import { logBotTexts } from './log-bot-texts.ts';
 import { logTurn } from './log-turn.ts';
+import { turnLabels, webhookOutcome } from './metric-labels.ts';
 import { openStore } from './open-store.ts';
 import { registerWebhooks } from './register-webhooks.ts';
+import { stopGracefully } from './stop-gracefully.ts';
 
 export interface StartOptions {
   config: AppConfig;
@@ -52,16 +57,28 @@ export interface StartOptions {
   scheduler?: { intervalMs?: number };
   /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
   extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
+  /** Where the metrics go; a registry of this app's own otherwise. */
+  metrics?: Metrics;
 }
 
 export interface RunningReplyflow {
   /** `http://127.0.0.1:PORT` when the web role runs. */
   url: string | undefined;
+  /** Where a process without the web role serves /healthz, /readyz and /metrics (REPLYFLOW_HEALTH_PORT). */
+  healthUrl: string | undefined;
+  metrics: Metrics;
+  /** True once `close()` was called: the webhook and /readyz answer 503. */
+  readonly draining: boolean;
   store: Store;
   registry: BotRegistry;
   clients: Map<string, MessagingClient>;
   /** Fires due timers now (tests call it after moving a manual clock); undefined without the role. */
   fireDueTimers: (() => Promise<number>) | undefined;
+  /**
+   * Stops gracefully, within REPLYFLOW_STOP_TIMEOUT: the webhook and /readyz answer 503, the
+   * steps and sends in flight finish, every claim is released, then the servers and the store
+   * close. Past the timeout, what remains is left to its lease. Never rejects.
+   */
   close(): Promise<void>;
 }
 
@@ -99,6 +116,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     }
   }
 
+  const metrics = options.metrics ?? createMetrics({ sample: () => store.sample() });
+  let draining = false;
   const sender = roles.sender
     ? createSender({
         store,
@@ -110,13 +129,16 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         sendsInFlight: config.sendConcurrency,
         leaseMs: config.leaseMs,
         inDoubtGraceMs: config.inDoubtGraceMs,
+        onSend: (result, durationMs) => metrics.send(result, durationMs),
         ...options.sender,
       })
     : undefined;
   const turn = logTurn(logger);
-  const onStep: WorkerOptions['onStep'] = (outcome, claim) => {
+  const onStep: WorkerOptions['onStep'] = (outcome, claim, durationMs) => {
     turn(outcome, claim);
-    options.worker?.onStep?.(outcome, claim);
+    const labels = turnLabels(outcome);
+    metrics.turn(labels.bot, labels.outcome, durationMs);
+    options.worker?.onStep?.(outcome, claim, durationMs);
   };
   // A worker next to a sender hands it the outboxes its commits claim.
   const worker = roles.worker
@@ -134,22 +156,44 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       })
     : undefined;
   const scheduler = roles.scheduler
-    ? createScheduler({ store, clock, logger, ...options.scheduler })
+    ? createScheduler({
+        store,
+        clock,
+        logger,
+        onFired: (count) => metrics.timersFired(count),
+        ...options.scheduler,
+      })
     : undefined;
+  const ops = {
+    store,
+    registry,
+    draining: () => draining,
+    metrics,
+    adminToken: config.adminToken,
+  };
   let server: Server | undefined;
   let url: string | undefined;
   if (roles.web) {
     const extra = options.extra?.({ store, registry, clock }) ?? [];
+    const admin = createAdminRouter({ store, registry, clock, config, logger });
     // A web role next to a worker hands it the conversations its ingests make ready.
-    server = createServer(
+    server = createHardenedServer(
       createHttpApp({
         store,
         clock,
         logger,
         secrets,
         defaultCountries,
-        extra,
+        extra: [admin, ...extra],
         inboxHandOff: worker?.handOff,
+        ops,
+        gate: {
+          draining: () => draining,
+          maxInflight: config.maxInflight ?? 512,
+          onRefused: (outcome) => metrics.notification('unknown', outcome),
+        },
+        onNotification: (result, durationMs) =>
+          metrics.notification(result.type ?? 'unknown', webhookOutcome(result), durationMs),
       }),
     );
     try {
@@ -163,29 +207,48 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     }
     logger.info({ url, bots: [...registry.bots.keys()] }, 'replyflow is listening');
   }
+  // A process without the web role still answers its orchestrator's probes and the scraper.
+  let healthServer: Server | undefined;
+  let healthUrl: string | undefined;
+  if (!roles.web && config.healthPort !== undefined) {
+    healthServer = createHardenedServer(
+      createHttpApp({ store, clock, logger, secrets: new Map(), ops }),
+    );
+    healthUrl = await listenOn(healthServer, config.healthPort, options.host ?? '0.0.0.0');
+    logger.info({ url: healthUrl }, 'health, readiness and metrics are served');
+  }
   worker?.start();
   sender?.start();
   scheduler?.start();
   if (roles.web && config.publicUrl) await registerWebhooks(config, clients, logger);
 
+  let closing: Promise<void> | undefined;
+  const stop = () => {
+    draining = true;
+    return stopGracefully({
+      timeoutMs: config.stopTimeoutMs ?? 10_000,
+      logger,
+      consumers: [worker, sender, scheduler],
+      servers: [server, healthServer],
+      store: opened ? { store, redis: opened.redis } : undefined,
+      clients: options.clients ? [] : [...clients.values()],
+    });
+  };
+
   return {
     url,
+    healthUrl,
+    metrics,
+    get draining() {
+      return draining;
+    },
     store,
     registry,
     clients,
     fireDueTimers: scheduler?.tick,
-    async close() {
-      await Promise.all([worker?.stop(), sender?.stop(), scheduler?.stop()]);
-      if (server) {
-        const closed = new Promise<void>((resolve) => server!.close(() => resolve()));
-        server.closeAllConnections();
-        await closed;
-      }
-      if (opened) {
-        await store.close();
-        await opened.redis?.quit();
-      }
-      if (!options.clients) await Promise.all([...clients.values()].map((c) => c.close()));
+    close() {
+      closing ??= stop();
+      return closing;
     },
   };
 }

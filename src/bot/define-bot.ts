@@ -1,4 +1,5 @@
 import type { AnyStateMachine } from 'xstate';
+import type { ZodType } from 'zod';
 import { unclaimableWords } from '../compliance/default-keywords.ts';
 import { normalizeComplianceText } from '../compliance/normalize-compliance-text.ts';
 import { errorCodes, ReplyflowError } from '../errors.ts';
@@ -48,6 +49,22 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    */
   endOnInvalidNumber?: boolean;
   /**
+   * A zod schema of the `input` a start must give (`POST /admin/conversations`,
+   * `replyflow conversations start`): a start whose input does not match is refused with the
+   * field named, and the machine receives the parsed value.
+   *
+   * @example
+   * input: z.object({ patient: z.string(), at: z.string() }),
+   */
+  input?: ZodType;
+  /**
+   * What a start does when the phone already has an active conversation: `skip` (default: the
+   * start is refused, 409 with the active bot's id), `replace` (the active conversation ends,
+   * with reason `REPLACED`, and this one starts in the same step), or `queue` (this one starts
+   * when the active one ends).
+   */
+  startPolicy?: StartPolicy;
+  /**
    * Compliance words this bot answers itself while one of its conversations is active with the
    * phone (an appointment bot's CANCEL). Elsewhere they keep their compliance meaning. STOP and
    * ARRET (and STOP ALL, STOPALL, STOP SMS, ARRETER) cannot be claimed: they always opt out.
@@ -65,6 +82,9 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    */
   exampleInput?: unknown;
 }
+
+/** See `BotOptions.startPolicy`. */
+export type StartPolicy = 'skip' | 'replace' | 'queue';
 
 /** A bot, ready to be served: its options plus the normalised keywords and the version hash. */
 export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
@@ -117,6 +137,21 @@ export function defineBot<TMachine extends AnyStateMachine>(
     throw new ReplyflowError(
       errorCodes.BOT_DEFINITION_INVALID,
       `bot '${options.id}': machine must be an XState v5 machine made with setup().createMachine()`,
+    );
+  }
+  if (
+    options.startPolicy !== undefined &&
+    !['skip', 'replace', 'queue'].includes(options.startPolicy)
+  ) {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot '${options.id}': startPolicy '${options.startPolicy}' is not one of 'skip', 'replace' or 'queue'`,
+    );
+  }
+  if (options.input !== undefined && typeof options.input?.safeParse !== 'function') {
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `bot '${options.id}': input must be a zod schema such as z.object({ at: z.string() })`,
     );
   }
   const keywords = (options.triggers?.keywords ?? []).map((word) => {

@@ -20,6 +20,8 @@ const commands: Record<string, () => Promise<Register>> = {
   contacts: async () => (await import('./contacts-command.ts')).registerContactsCommand,
   columns: async () => (await import('./columns-command.ts')).registerColumnsCommand,
   webhooks: async () => (await import('./webhooks-command.ts')).registerWebhooksCommand,
+  conversations: async () =>
+    (await import('./conversations-command.ts')).registerConversationsCommand,
   chat: async () => (await import('./chat-command.ts')).registerChatCommand,
   results: async () => (await import('./results-command.ts')).registerResultsCommand,
   test: async () => (await import('./test-command.ts')).registerTestCommand,

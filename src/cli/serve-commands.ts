@@ -110,8 +110,11 @@ async function serve(mode: Mode, options: ServeOptions): Promise<void> {
   let started: Promise<RunningReplyflow | undefined> = Promise.resolve(undefined);
   const stop = async (signal: string) => {
     logger.info({ signal }, 'stopping');
+    // close() keeps within REPLYFLOW_STOP_TIMEOUT; this only backs it up.
+    setTimeout(() => process.exit(0), config.stopTimeoutMs ?? 10_000).unref();
     const running = await started.catch(() => undefined);
-    await running?.close();
+    await running?.close().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
+    logger.info('stopped');
     process.exit(0);
   };
   process.once('SIGINT', stop);

@@ -33,8 +33,8 @@ export interface WorkerOptions {
    * messages to the bots alone.
    */
   compliance?: (location: string) => ComplianceRules | undefined;
-  /** Called after each committed step (metrics, tests). */
-  onStep?: (outcome: StepOutcome, claim: Claim) => void;
+  /** Called after each committed step (metrics, tests), with the time it took to run and commit. */
+  onStep?: (outcome: StepOutcome, claim: Claim, durationMs: number) => void;
 }
 
 /** Where a commit's outbox claim goes: the process's sender (`Sender.handOff`). */
@@ -76,6 +76,7 @@ export function createWorker(options: WorkerOptions): Worker {
       let view: InboxView = first;
       while (view.next && consumer.running) {
         const event = view.next;
+        const stepStartedAt = performance.now();
         const { commit, outcome } = runStep({
           event,
           record: view.record,
@@ -113,7 +114,7 @@ export function createWorker(options: WorkerOptions): Worker {
           // The sender stopped meanwhile: any sender may take the outbox at once.
           await store.release(result.outbox, clock.now());
         }
-        options.onStep?.(outcome, claim);
+        options.onStep?.(outcome, claim, performance.now() - stepStartedAt);
         released = result.released === true;
         view = result.next ?? (await store.readInbox(claim));
       }

@@ -12,6 +12,7 @@ import { planTimers } from './plan-timers.ts';
 import { resultOf } from './result-of.ts';
 import { resumeSnapshot } from './resume-snapshot.ts';
 import { type Route, routeEvent } from './route-event.ts';
+import { queueStart, replacedBy, startQueued } from './start-policy.ts';
 import { toMachineEvent, triggerOf } from './to-machine-event.ts';
 import { toOutbound } from './to-outbound.ts';
 
@@ -52,6 +53,13 @@ export interface StepOutcome {
  * snapshot and the actions as data. Never throws; a bot that throws yields an `errored` record.
  */
 export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOutcome } {
+  // A step that ends a run starts the first start queued behind it, in the same commit.
+  return startQueued(runOneStep(input), (event, record) =>
+    runOneStep({ ...input, event, record, message: null }),
+  );
+}
+
+function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcome } {
   const { event, record, now } = input;
   const commit: StepCommit = {
     eventId: event.id,
@@ -100,6 +108,16 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
       active = null;
     }
   }
+  // A start's policy toward the active conversation (`startPolicy`): replace it, or wait for it.
+  const replaced = replacedBy(event, active, input.registry, now);
+  if (replaced) {
+    commit.record = replaced;
+    commit.timers = { set: [], cancel: Object.keys(active?.timers ?? {}) };
+    commit.results = [resultOf(replaced)];
+    active = null;
+  }
+  const queued = queueStart(event, active, commit, now);
+  if (queued) return queued;
   const route = routeEvent({ event, active, message: input.message, registry: input.registry });
   const outcome: StepOutcome = {
     route: route.kind,

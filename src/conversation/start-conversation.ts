@@ -9,6 +9,8 @@ export interface StartConversationInput {
   input?: unknown;
   /** Makes the start idempotent: the same id twice starts once. Default: a random id. */
   id?: string;
+  /** When the phone has an active conversation: `replace` it, or `queue` behind it (default: dropped). */
+  policy?: 'replace' | 'queue';
   now: number;
 }
 
@@ -38,6 +40,7 @@ export async function startConversation(
           receivedAt: start.now,
           botId: start.botId,
           input: start.input ?? {},
+          ...(start.policy && { policy: start.policy }),
         },
       },
     ],

@@ -52,6 +52,14 @@ export interface SenderOptions {
   /** The locations' shared limiters: a 429 pauses every process sending for that location. */
   limiters?: ReadonlyMap<string, SharedLimiter>;
   random?: () => number;
+  /**
+   * Hears what became of each message the sender handled (metrics): `durationMs` is the
+   * `POST /sms` request's, when one was made.
+   */
+  onSend?: (
+    result: 'sent' | 'failed' | 'retry' | 'suppressed' | 'in_doubt' | 'loop_guard',
+    durationMs?: number,
+  ) => void;
 }
 
 /**
@@ -216,13 +224,15 @@ export function createSender(options: SenderOptions) {
     const sent = await window.run(async () => {
       if (clock.now() - leaseFrom > leaseMs / 2) return { kind: 'expiring' } as const;
       let smsId: string;
+      const sentAt = performance.now();
       try {
         smsId = message.contact
           ? await updateContact(message, message.contact)
           : (await gateway.send(message.location, { to: message.phone, body: message.body })).id;
       } catch (error) {
-        return { kind: 'error', error } as const;
+        return { kind: 'error', error, durationMs: performance.now() - sentAt } as const;
       }
+      options.onSend?.('sent', performance.now() - sentAt);
       // Outside the try: a store failure here is not a send failure (the message went out).
       const sent = record(message, smsId);
       if (sent.encoding === 'UCS-2' || (sent.parts ?? 1) > 2) {
@@ -235,7 +245,9 @@ export function createSender(options: SenderOptions) {
       return recorded(claim, message, sent);
     });
     // A failure is handled outside the window: the service took nothing to record.
-    return sent.kind === 'error' ? handleFailure(claim, message, sent.error) : sent;
+    return sent.kind === 'error'
+      ? handleFailure(claim, message, sent.error, sent.durationMs)
+      : sent;
   }
 
   /** A contact update queued with a step: sent, and popped, like a message. Its record's id says what it was. */
@@ -274,6 +286,7 @@ export function createSender(options: SenderOptions) {
     claim: Claim,
     message: OutboundMessage,
     error: unknown,
+    durationMs?: number,
   ): Promise<Outcome> {
     const failure = classifySendError(error);
     const attempts = message.attempts + 1;
@@ -319,6 +332,7 @@ export function createSender(options: SenderOptions) {
         { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },
         'send failed; will retry',
       );
+      options.onSend?.('retry', durationMs);
       const result = await store.deferOutbound(claim, message.id, attempts, now + delay);
       return { kind: result.ok ? 'deferred' : 'lost' };
     }
@@ -326,6 +340,7 @@ export function createSender(options: SenderOptions) {
       { outbox: message.id, attempts, reason: failure.reason },
       'send failed for good; telling the bot',
     );
+    options.onSend?.('failed', durationMs);
     const failed = await store.failOutbound(
       claim,
       message.id,

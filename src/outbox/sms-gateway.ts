@@ -27,6 +27,7 @@ const permanent = new Set([
   'INVALID_PHONE_NUMBER',
   'NOT_A_MOBILE_NUMBER',
   'INVALID_SENDER',
+  'MISSING_PARAMETER',
   'INVALID_CONTACT',
 ]);
 

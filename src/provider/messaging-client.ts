@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Dispatcher } from 'undici';
 import { z } from 'zod';
+import { ConfigError } from '../errors.ts';
+import { baseUrlProblem } from './base-url-problem.ts';
 import { type ContactsApi, createContactsApi } from './contacts-api.ts';
 import { createCustomColumnsCache, defaultCustomColumnsTtlMs } from './custom-columns-cache.ts';
 import { createGroupsApi, type GroupsApi } from './groups-api.ts';
@@ -107,6 +109,8 @@ const columnListSchema = z.array(customColumnSchema);
  * await client.close();
  */
 export function createMessagingClient(options: MessagingClientOptions): MessagingClient {
+  const problem = baseUrlProblem(options.baseUrl);
+  if (problem) throw new ConfigError(`baseUrl '${options.baseUrl}' ${problem}`);
   const clock = options.clock ?? { now: Date.now };
   const now = () => clock.now();
   const wait = options.sleep ?? ((ms: number) => sleep(ms));

@@ -1,4 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
+import { errorCodes, ValidationError } from '../errors.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from './normalize-phone.ts';
 import type { ProviderCall, ProviderLogger, ProviderTransport } from './provider-transport.ts';
@@ -51,6 +52,14 @@ export interface SmsApiDeps {
 export function createSmsApi(deps: SmsApiDeps): SmsApi {
   return {
     async send(input) {
+      // The service fails POST /sms with missing parameters; nothing is sent for it.
+      if (typeof input.body !== 'string' || input.body === '') {
+        throw new ValidationError(
+          errorCodes.MISSING_PARAMETER,
+          'sms.send: body is missing: POST /sms needs the text of the message (a non-empty body)',
+          'body',
+        );
+      }
       const to = normalizePhone(input.to, { defaultCountry: deps.defaultCountry });
       const from = checkSender(input.from ?? '');
       if (from !== (input.from ?? '')) {

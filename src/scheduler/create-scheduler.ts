@@ -10,6 +10,8 @@ export interface SchedulerOptions {
   intervalMs?: number;
   /** Timers moved per store call. */
   batch?: number;
+  /** Hears how many timers each store call moved into their mailboxes (metrics). */
+  onFired?: (count: number) => void;
 }
 
 export interface Scheduler {
@@ -38,6 +40,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       for (;;) {
         const count = await store.claimDueTimers(partition, clock.now(), batch);
         moved += count;
+        if (count > 0) options.onFired?.(count);
         if (count < batch) break;
       }
     }

@@ -91,7 +91,8 @@ export function createQueueConsumer<Q extends QueueName>(
       } catch (error) {
         failures++;
         logger.error({ err: error, queue: options.queue }, 'queue lane failed; backing off');
-        await wake.wait(Math.min(100 * 2 ** failures, 5_000));
+        // A lane that failed while stopping ends now: nothing would wake it from its back-off.
+        if (running) await wake.wait(Math.min(100 * 2 ** failures, 5_000));
       }
     }
   }
@@ -131,7 +132,11 @@ export function createQueueConsumer<Q extends QueueName>(
 
   async function handleOffered(): Promise<boolean> {
     let any = false;
-    for (let next = offered.shift(); next && running; next = offered.shift()) {
+    // Looks at `running` before taking a claim: one taken after a stop would be neither
+    // handled nor released (stop() releases only what is still in `offered`), and its outbox
+    // would wait out the lease and the in-doubt grace after a restart.
+    while (running && offered.length > 0) {
+      const next = offered.shift()!;
       any = true;
       await options.handle(next.claim, next.claimedAt);
     }

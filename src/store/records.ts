@@ -45,6 +45,12 @@ export interface StartEvent extends EventBase {
   kind: 'start';
   botId: string;
   input: unknown;
+  /**
+   * What the start does when the phone has an active conversation (the bot's `startPolicy`):
+   * absent, it is dropped; `replace` ends the active one and starts; `queue` waits in the
+   * active one's record and starts when it ends.
+   */
+  policy?: 'replace' | 'queue';
 }
 
 /** A durable timer that came due, moved into its conversation's mailbox by `claimDueTimers`. */
@@ -98,6 +104,8 @@ export interface ConversationRecord extends ConversationKey {
   endedReason?: string;
   /** The run's live timers: timer id → due time. A timer event not found here is dropped. */
   timers?: Record<string, number>;
+  /** Starts waiting for this run to end (`policy: 'queue'`), oldest first. */
+  queued?: StartEvent[];
   /**
    * The phone opted out (and has not opted in since): no conversation starts for it. Written
    * with the store's suppression, in the same commit (`StepCommit.suppression`), which is what

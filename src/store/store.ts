@@ -10,6 +10,7 @@ import type {
   StatusEvent,
   TimerRecord,
 } from './records.ts';
+import type { StoreSample } from './store-sample.ts';
 
 /**
  * The storage port of the engine, the webhook route and the sender. Two drivers implement it:
@@ -211,6 +212,18 @@ export interface Store {
   /** Keeps a dead letter in a capped list (newest first). */
   pushDeadLetter(letter: DeadLetter): Promise<void>;
   listDeadLetters(limit?: number): Promise<DeadLetter[]>;
+
+  /**
+   * Checks that the backend answers (readiness): resolves once it did, rejects with
+   * `StoreUnavailableError` when it cannot be reached.
+   */
+  ping(): Promise<void>;
+
+  /**
+   * Samples the store for metrics at a bounded cost: looks at no more than `limit` conversation
+   * records (default 1,000), and counts the outboxes waiting and the dead letters kept.
+   */
+  sample(limit?: number): Promise<StoreSample>;
 
   close(): Promise<void>;
 }

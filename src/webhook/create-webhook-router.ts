@@ -1,5 +1,9 @@
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
-import { handleNotification, type NotificationDeps } from './handle-notification.ts';
+import {
+  handleNotification,
+  type NotificationDeps,
+  type NotificationResult,
+} from './handle-notification.ts';
 import { secretMatches } from './secret-matches.ts';
 
 export interface WebhookRouterOptions extends NotificationDeps {
@@ -7,6 +11,8 @@ export interface WebhookRouterOptions extends NotificationDeps {
   secrets: ReadonlyMap<string, string>;
   /** Largest accepted body; default 256 kB. */
   limit?: string;
+  /** Hears how each notification went and how long it took (metrics). */
+  onNotification?: (result: NotificationResult, durationMs: number) => void;
 }
 
 /**
@@ -30,7 +36,9 @@ export function createWebhookRouter(options: WebhookRouterOptions): Router {
     express.text({ type: () => true, limit, defaultCharset: 'utf-8' }),
     async (req: Request, res: Response) => {
       const raw = typeof req.body === 'string' ? req.body : '';
+      const startedAt = performance.now();
       const result = await handleNotification(options, String(req.params.location), raw);
+      options.onNotification?.(result, performance.now() - startedAt);
       res.status(result.status).json(result);
     },
   );

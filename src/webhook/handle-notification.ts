@@ -29,6 +29,8 @@ export interface NotificationResult {
   duplicate?: boolean;
   accepted?: number;
   rejected?: number;
+  /** What the usable items were, when the notification was stored (metrics). */
+  type?: 'reply' | 'status' | 'mixed';
 }
 
 const deadLetterBytes = 4096;
@@ -108,6 +110,7 @@ export async function handleNotification(
       duplicate: result.duplicate,
       accepted: result.pushed,
       rejected: rejected.length,
+      type: itemsType(items),
     };
   } catch (error) {
     if (!(error instanceof StoreUnavailableError)) throw error;
@@ -139,4 +142,9 @@ async function reject(
   }
   deps.logger.warn({ location, reason }, 'notification refused');
   return { status: 400, message: reason };
+}
+
+function itemsType(items: { event: { kind: string } }[]): NotificationResult['type'] {
+  const replies = items.filter((item) => item.event.kind === 'reply').length;
+  return replies === items.length ? 'reply' : replies === 0 ? 'status' : 'mixed';
 }

@@ -13,6 +13,10 @@ export interface ThrowawayRedis {
   start(): Promise<void>;
   /** Stops it; SIGKILL by default, as a crash would. */
   stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing answers, as a hung server. */
+  freeze(): void;
+  /** Resumes it after `freeze` (SIGCONT). */
+  thaw(): void;
 }
 
 /**
@@ -33,6 +37,12 @@ export async function throwawayRedis(): Promise<ThrowawayRedis> {
         { stdio: 'ignore' },
       );
       handle.version = await waitForRedis(handle.url, 5_000);
+    },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
     },
     async stop(signal = 'SIGKILL') {
       if (!child || child.exitCode !== null) return;

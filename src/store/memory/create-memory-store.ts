@@ -5,6 +5,7 @@ import type { ConversationResult, DeadLetter, MailboxEvent, OutboundMessage } fr
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
+import { memoryMonitoringOperations } from './memory-monitoring-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
 import { memoryScanOperations } from './memory-scan-operations.ts';
 import { MemoryState, parse } from './memory-state.ts';
@@ -36,6 +37,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memoryOutboxOperations(state),
     ...memoryTimerOperations(state),
     ...memoryScanOperations(state),
+    ...memoryMonitoringOperations(state),
     onReady: (listener) => state.listeners.add(listener),
 
     async getConversation(key) {

@@ -18,6 +18,11 @@ export class MemoryLeaseQueue {
     return this.lists.get(id) ?? [];
   }
 
+  /** Conversations whose list holds items (empty lists are dropped). */
+  get size(): number {
+    return this.lists.size;
+  }
+
   head(id: string): string | null {
     return this.lists.get(id)?.[0] ?? null;
   }

@@ -6,6 +6,7 @@ import { storeKeys } from './keys.ts';
 import { createReadySubscription } from './ready-subscription.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
+import { redisMonitoringOperations } from './redis-monitoring-operations.ts';
 import { redisOutboxOperations } from './redis-outbox-operations.ts';
 import { redisResultOperations } from './redis-result-operations.ts';
 import { redisScanOperations } from './redis-scan-operations.ts';
@@ -73,6 +74,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisInspectionOperations(context),
     ...redisScanOperations(context),
     ...redisTimerOperations(context),
+    ...redisMonitoringOperations(context),
     ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),
     close: () => ready.close(),

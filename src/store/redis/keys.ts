@@ -133,9 +133,10 @@ export function storeKeys(prefix: string, partitions: number) {
   return {
     partition,
     conversation,
-    /** SCAN pattern of every partition's conversation records (`scanConversations`). */
+    /** SCAN pattern of every partition's conversation records (`scanConversations`, `sample`). */
     conversationRecordPattern: `${prefix}{p*}:conv:*`,
     deadLetters: `${prefix}dead-letters`,
+    partitionCount: partitions,
     readyChannel: `${prefix}ready`,
     /** A location's send schedule (shared rate limit): both keys in one slot, tagged by location. */
     sendSchedule: (location: string) => ({

@@ -7,6 +7,7 @@ import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
+import { monitoringContract } from './contract/monitoring-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
 import { resultContract } from './contract/result-contract.ts';
 import { scanContract } from './contract/scan-contract.ts';
@@ -52,5 +53,6 @@ export function describeStoreContract(
     scanContract(store);
     suppressionContract(store);
     resultContract(store);
+    monitoringContract(store);
   });
 }

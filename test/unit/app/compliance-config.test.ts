@@ -35,7 +35,9 @@ describe("a location's compliance section", () => {
       loopGuard: { max: 5, window: '1m' },
       group: 42,
     };
-    const file = await configFile({ locations: [location, { ...location, name: 'lyon' }] });
+    const file = await configFile({
+      locations: [location, { ...location, name: 'lyon', apiKeyId: 'lyon-key' }],
+    });
     const plain = await loadConfig({ REPLYFLOW_CONFIG: file });
     expect(plain.locations[0]?.compliance).toBeUndefined();
 

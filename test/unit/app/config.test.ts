@@ -127,6 +127,65 @@ describe('loadConfig', () => {
     expect(message).toContain('location names must be unique');
   });
 
+  it('refuses two locations that share a key pair, naming both', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'rf-config-'));
+    const file = join(dir, 'replyflow.config.json');
+    const location = (name: string, apiKeyId: string) => ({
+      name,
+      providerUrl: 'https://api.example.com/v1',
+      apiKeyId,
+      apiKeySecret: 'same-secret',
+      webhookSecret: `${name}-webhook-secret-0123`,
+    });
+    await writeFile(
+      file,
+      JSON.stringify({
+        locations: [location('paris', 'k1'), location('lyon', 'k2'), location('nice', 'k1')],
+      }),
+    );
+    const message = await loadConfig({ REPLYFLOW_CONFIG: file }).catch((e: Error) => e.message);
+    expect(message).toMatch(/'paris' and 'nice' use the same key pair \(API key id 'k1'\)/);
+    expect(message).not.toContain("'lyon'");
+    // The same key id on another service is another key pair.
+    await writeFile(
+      file,
+      JSON.stringify({
+        locations: [
+          location('paris', 'k1'),
+          { ...location('lyon', 'k1'), providerUrl: 'https://eu.example.com/v1' },
+        ],
+      }),
+    );
+    expect((await loadConfig({ REPLYFLOW_CONFIG: file })).locations).toHaveLength(2);
+  });
+
+  it('reads the operations variables, with their defaults', async () => {
+    const defaults = await loadConfig(single);
+    expect(defaults).toMatchObject({ maxInflight: 512, stopTimeoutMs: 10_000 });
+    expect(defaults.adminToken).toBeUndefined();
+    expect(defaults.healthPort).toBeUndefined();
+    const set = await loadConfig({
+      ...single,
+      REPLYFLOW_ADMIN_TOKEN: 'a'.repeat(32),
+      REPLYFLOW_MAX_INFLIGHT: '64',
+      REPLYFLOW_STOP_TIMEOUT: '3s',
+      REPLYFLOW_HEALTH_PORT: '9464',
+    });
+    expect(set).toMatchObject({
+      adminToken: 'a'.repeat(32),
+      maxInflight: 64,
+      stopTimeoutMs: 3_000,
+      healthPort: 9464,
+    });
+    const message = await loadConfig({
+      ...single,
+      REPLYFLOW_ADMIN_TOKEN: 'short',
+      REPLYFLOW_STOP_TIMEOUT: 'soon',
+    }).catch((e: Error) => e.message);
+    expect(message).toContain('REPLYFLOW_ADMIN_TOKEN must be at least 16 characters');
+    expect(message).toContain('REPLYFLOW_STOP_TIMEOUT must be a duration');
+  });
+
   it('says how to fix an unreadable config file', async () => {
     await expect(loadConfig({ REPLYFLOW_CONFIG: '/nope/replyflow.config.json' })).rejects.toThrow(
       /REPLYFLOW_CONFIG=\/nope\/replyflow.config.json: cannot read/,

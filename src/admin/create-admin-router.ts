@@ -1,0 +1,69 @@
+import express, { Router } from 'express';
+import type { AppConfig } from '../app/config.ts';
+import type { BotRegistry } from '../bot/bot-registry.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Clock } from '../scheduler/clock.ts';
+import type { Store } from '../store/store.ts';
+import { StoreUnavailableError } from '../store/store-errors.ts';
+import { requireAdminToken } from './require-admin-token.ts';
+import { startRequestSchema, startWithPolicy } from './start-with-policy.ts';
+
+export interface AdminRouterOptions {
+  store: Store;
+  registry: BotRegistry;
+  clock: Clock;
+  config: Pick<AppConfig, 'locations' | 'adminToken'>;
+  logger: Logger;
+}
+
+/**
+ * The admin API, behind REPLYFLOW_ADMIN_TOKEN (403 when none is configured, 401 on a missing
+ * or wrong token): `POST /admin/conversations {location?, bot, phone, input?, key?}` starts a
+ * bot's conversation (202), the way a booking system sends an appointment confirmation.
+ */
+export function createAdminRouter(options: AdminRouterOptions): Router {
+  const router = Router();
+  router.use(
+    '/admin',
+    requireAdminToken({ token: options.config.adminToken, whenUnset: 'forbidden' }),
+  );
+  router.post('/admin/conversations', express.json({ limit: '64kb' }), async (req, res) => {
+    const parsed = startRequestSchema.safeParse(req.body ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.map(String).join('.') ?? '';
+      res
+        .status(400)
+        .json({ error: `${field || 'body'}: ${issue?.message ?? 'is invalid'}`, field });
+      return;
+    }
+    try {
+      const answer = await startWithPolicy(
+        {
+          store: options.store,
+          registry: options.registry,
+          locations: options.config.locations,
+          now: () => options.clock.now(),
+        },
+        parsed.data,
+      );
+      res.status(answer.status).json(answer.body);
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      options.logger.error({ err: error }, 'admin start: store unavailable');
+      res.status(503).json({ error: 'store unavailable, retry later' });
+    }
+  });
+  router.use(
+    '/admin',
+    (error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
+      const status = (error as { status?: number }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        res.status(status).json({ error: `body: ${(error as Error).message}` });
+        return;
+      }
+      next(error);
+    },
+  );
+  return router;
+}

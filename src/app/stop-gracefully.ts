@@ -1,0 +1,55 @@
+import type { Server } from 'node:http';
+import type { Logger } from '../observability/logger.ts';
+import type { Store } from '../store/store.ts';
+import { stopWithin } from './stop-within.ts';
+
+export interface StoppingParts {
+  /** REPLYFLOW_STOP_TIMEOUT in milliseconds. */
+  timeoutMs: number;
+  logger: Logger;
+  /** The worker, the sender and the scheduler that run here. */
+  consumers: Array<{ stop(): Promise<void> } | undefined>;
+  servers: Array<Server | undefined>;
+  /** The store and its connection, when this process opened them. */
+  store:
+    | { store: Store; redis: { quit(): Promise<unknown>; disconnect(): void } | undefined }
+    | undefined;
+  /** The messaging clients this process made. */
+  clients: Array<{ close(): Promise<void> }>;
+}
+
+/**
+ * The stop, once the webhook and /readyz answer 503: the steps and sends in flight finish and
+ * every claim is released, the requests in flight are answered and the servers close, then the
+ * store, its connection and the clients. The phases share the timeout, less a part kept back (a
+ * quarter, at most 2 s) so that the process, however loaded its machine, has exited when the
+ * timeout ends. Never rejects: a hung Redis cannot turn a stop into a crash.
+ */
+export async function stopGracefully(parts: StoppingParts): Promise<void> {
+  const { timeoutMs, logger } = parts;
+  const within = stopWithin(timeoutMs - Math.min(2_000, timeoutMs / 4), logger);
+  await within('finishing the steps and sends in flight', () =>
+    Promise.all(parts.consumers.map((consumer) => consumer?.stop())),
+  );
+  const servers = parts.servers.filter((server): server is Server => server !== undefined);
+  await Promise.all(
+    servers.map((server) => within('answering the requests in flight', () => closeServer(server))),
+  );
+  for (const server of servers) server.closeAllConnections();
+  if (parts.store) {
+    const { store, redis } = parts.store;
+    await within('closing the store', () => store.close());
+    await within('closing the Redis connection', () => redis?.quit() ?? Promise.resolve());
+    // A Redis that hung the QUIT is let go of: nothing is left to write.
+    redis?.disconnect();
+  }
+  await within('closing the messaging clients', () =>
+    Promise.all(parts.clients.map((client) => client.close())),
+  );
+}
+
+function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  return closed;
+}
