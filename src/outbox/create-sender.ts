@@ -154,6 +154,7 @@ export function createSender(options: SenderOptions) {
   /** The store dropped these instead of answering them (DESIGN §2.6): say so, masked. */
   function reportDropped(claim: Claim, view: OutboxView): void {
     for (const dropped of view.dropped ?? []) {
+      options.onSend?.(dropped.reason);
       logger
         .child({
           location: claim.location,
@@ -323,6 +324,7 @@ export function createSender(options: SenderOptions) {
         },
         'send failed in a way that may have reached the service: it may have been sent; waiting for its status before sending again',
       );
+      options.onSend?.('in_doubt', durationMs);
       const retryAt = Math.min(now + delay, doubtEnds);
       const result = await store.deferOutbound(claim, message.id, attempts, retryAt, doubtEnds);
       return { kind: result.ok ? 'deferred' : 'lost' };
