@@ -87,6 +87,8 @@ const texts = (context: Context) => (context.lang === 'en' ? en : fr);
 
 /** `mardi 1 décembre à 10h30` / `Tuesday 1 December at 10:30`, in the appointment's time zone. */
 function when(iso: string, { lang, timeZone }: Context): string {
+  // A start that skipped the input check (the dev phone) may give any text: say it as it is.
+  if (Number.isNaN(Date.parse(iso))) return iso;
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -143,12 +145,18 @@ const stamp = assign<Context, BotEvent, undefined, BotEvent, never>({
 export default defineBot({
   id: 'appointment',
   input,
-  exampleInput: { name: 'Ana', at: '2026-12-02T10:30:00+01:00', place: '12 rue de la Paix' },
+  // The dev phone prefills its start form with this: an appointment the day after tomorrow.
+  exampleInput: {
+    name: 'Ana',
+    at: new Date(Math.ceil(Date.now() / HOUR) * HOUR + 48 * HOUR).toISOString(),
+    place: '12 rue de la Paix',
+  },
   // CANCEL / ANNULER reach this bot while it talks with the phone (compliance would otherwise
   // take them); STOP still ends the conversation.
   claims: ['CANCEL', 'ANNULER'],
-  // The appointment time ends it (below); no expiry of the engine's own.
-  expiresAfter: false,
+  // The appointment time ends it (below); the engine's expiry is only a backstop, for an
+  // appointment more than a month away with no answer.
+  expiresAfter: '30d',
   machine: setup({
     types: {
       context: {} as Context,
@@ -162,22 +170,36 @@ export default defineBot({
         return beforeAppointment > 0 ? Math.min(24 * HOUR, beforeAppointment) : 24 * HOUR;
       },
       appointmentTime: ({ context }) =>
-        Math.max(0, Date.parse(context.at) - Date.parse(context.since)),
+        Math.max(0, Date.parse(context.at) - Date.parse(context.since)) || 7 * 24 * HOUR,
     },
   }).createMachine({
     id: 'appointment',
     context: ({ input: { input } }) => ({
-      lang: input.lang === 'en' ? 'en' : 'fr',
-      name: input.name,
-      at: input.at,
-      place: input.place,
-      timeZone: input.timeZone ?? DEFAULT_TIME_ZONE,
-      since: input.at,
+      lang: input?.lang === 'en' ? 'en' : 'fr',
+      name: input?.name ?? '',
+      at: input?.at ?? '',
+      place: input?.place ?? '',
+      timeZone: input?.timeZone ?? DEFAULT_TIME_ZONE,
+      since: new Date(0).toISOString(),
       reminded: false,
     }),
     initial: 'starting',
     states: {
-      starting: { on: { 'conversation.start': { target: 'open', actions: stamp } } },
+      starting: {
+        on: {
+          'conversation.start': [
+            {
+              // Started after the appointment time: nothing to ask.
+              guard: ({ context, event }) =>
+                event.type === 'conversation.start' &&
+                Date.parse(context.at) <= Date.parse(event.receivedAt),
+              target: 'ended',
+              actions: [record({ outcome: 'too_late' }), endConversation('too_late')],
+            },
+            { target: 'open', actions: stamp },
+          ],
+        },
+      },
       open: {
         initial: 'asking',
         after: {
@@ -187,6 +209,7 @@ export default defineBot({
           },
         },
         on: {
+          'conversation.expire': { actions: record({ outcome: 'no_answer' }) },
           'sms.status': {
             guard: failedWith(),
             target: 'ended',
