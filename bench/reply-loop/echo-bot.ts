@@ -4,7 +4,8 @@ import { defineBot } from '../../src/bot/define-bot.ts';
 import { reply } from '../../src/bot/reply.ts';
 
 /**
- * The bot both variants run: the keyword ECHO starts it, and every reply (the first one too)
+ * The bot both variants run: the keyword ECHO starts it, and every reply (the first one too:
+ * replyflow gives it as `conversation.start`'s trigger, the naive baseline as an `sms.reply`)
  * is answered with exactly one SMS, `#<turn>: <body>`. One notification in, one `POST /sms`
  * out, so a turn is easy to count. The context stays small (a counter and the last body), so
  * the snapshot's size does not grow with the length of the conversation.
@@ -18,6 +19,17 @@ export const echoMachine = setup({
   states: {
     listening: {
       on: {
+        'conversation.start': {
+          guard: ({ event }) => event.type === 'conversation.start' && event.trigger !== undefined,
+          actions: [
+            assign({
+              turns: ({ context }) => context.turns + 1,
+              last: ({ event }) =>
+                event.type === 'conversation.start' ? (event.trigger?.body ?? '') : '',
+            }),
+            reply(({ context }) => `#${context.turns}: ${context.last}`),
+          ],
+        },
         'sms.reply': {
           actions: [
             assign({

@@ -39,6 +39,8 @@ export function logTurn(logger: Logger): (outcome: StepOutcome, claim: Claim) =>
       }
       return;
     }
+    // Most turns of a busy process log nothing (LOG_LEVEL warn): no formatting for them.
+    if (!logger.isLevelEnabled('debug') && !logger.isLevelEnabled('info')) return;
     const from = formatStateValue(outcome.stateBefore, '(start)');
     const to = formatStateValue(
       outcome.stateAfter,
