@@ -1,13 +1,18 @@
 import { defineBot, reply } from 'replyflow';
 import { setup } from 'xstate';
 
-/** The fallback: answers any message no conversation or keyword claims. */
+/**
+ * The fallback: answers any message no conversation or keyword claims, naming the keywords of
+ * the other reference bots (opt-in.ts, survey.ts). Update the text when you add a keyword.
+ */
 export default defineBot({
   id: 'help',
   fallback: true,
   machine: setup({}).createMachine({
     id: 'help',
     type: 'final',
-    entry: reply('Hi! Reply RDV to manage your appointment or SURVEY to give your opinion.'),
+    entry: reply(
+      'Bonjour ! Envoyez INSCRIPTION pour vous inscrire, AVIS pour donner votre avis. Hi! Text JOIN to subscribe, SURVEY to give your opinion.',
+    ),
   }),
 });

@@ -1,5 +1,7 @@
 // replyflow's public API. The test kit is the separate entry `replyflow/testing`.
 
+/** zod, for a bot's `input` schema, so a bot needs no import but 'replyflow' and 'xstate'. */
+export { z } from 'zod';
 // Server and engine
 export { type AppConfig, type LocationConfig, loadConfig } from './app/config.ts';
 export { type RunningReplyflow, type StartOptions, startReplyflow } from './app/start-replyflow.ts';

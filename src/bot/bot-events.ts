@@ -46,6 +46,11 @@ export interface ConversationTrigger {
 export interface ConversationStartEvent<TInput = unknown> {
   type: 'conversation.start';
   input: TInput;
+  /**
+   * When the start was received, ISO 8601 UTC (the engine's clock): what a bot computes its
+   * delays from (`setup({ delays: { remind: ({ context }) => … } })`).
+   */
+  receivedAt: string;
   trigger?: ConversationTrigger;
 }
 

@@ -54,7 +54,7 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * field named, and the machine receives the parsed value.
    *
    * @example
-   * input: z.object({ patient: z.string(), at: z.string() }),
+   * input: z.object({ name: z.string(), at: z.iso.datetime({ offset: true }), place: z.string() }),
    */
   input?: ZodType;
   /**
@@ -78,7 +78,7 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    * phone prefills its start form with it; nothing else reads it.
    *
    * @example
-   * exampleInput: { patient: 'Ana', at: 'Tuesday 2 December at 10:30' }
+   * exampleInput: { name: 'Ana', at: '2026-12-02T10:30:00+01:00', place: '12 rue de la Paix' }
    */
   exampleInput?: unknown;
 }

@@ -232,7 +232,12 @@ function advance(
     // it in `conversation.start`, never as its first `sms.reply`.
     const startEvent =
       event.kind === 'reply'
-        ? { type: 'conversation.start', input: route.input, trigger: triggerOf(event) }
+        ? {
+            type: 'conversation.start',
+            input: route.input,
+            receivedAt: new Date(event.receivedAt).toISOString(),
+            trigger: triggerOf(event),
+          }
         : machineEvent;
     const [next, actions] = transition(bot.machine, first, startEvent);
     return [next, [...entryActions, ...actions]] as const;

@@ -30,7 +30,11 @@ export function toMachineEvent(event: MailboxEvent): BotEvent | { type: string }
         smsId: event.smsId,
       };
     case 'start':
-      return { type: 'conversation.start', input: event.input };
+      return {
+        type: 'conversation.start',
+        input: event.input,
+        receivedAt: new Date(event.receivedAt).toISOString(),
+      };
     case 'timer':
       return event.event;
   }

@@ -13,7 +13,7 @@ import { createManualClock } from '../scheduler/create-manual-clock.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
 import { advanceThroughTimers } from './advance-through-timers.ts';
 import type { TestHarness, TestHarnessOptions } from './test-harness.ts';
-import { createTestPhone, type TestPhone } from './test-phone.ts';
+import { createTestPhone, OPENING_SMS, type TestPhone } from './test-phone.ts';
 import { waitUntilIdle } from './wait-until-idle.ts';
 
 /**
@@ -162,6 +162,20 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
     },
     async failNextDelivery(number, reason) {
       const phone = phoneOf(number);
+      // A phone no SMS has reached gets its opening SMS now, so that this failure falls on the
+      // bot's next message and not on the opening one (`> JOIN` right after this line).
+      await idle();
+      const reached = (await (
+        await fetch(`${emulator.url}/_emulator/messages?to=${phone.number}&location=${location}`)
+      ).json()) as unknown[];
+      if (reached.length === 0) {
+        const opener = await app.clients.get(location)!.sms.send({
+          to: phone.number,
+          body: OPENING_SMS,
+        });
+        openers.add(opener.id);
+        await idle();
+      }
       const answer = await fetch(`${emulator.url}/_emulator/next-failures`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

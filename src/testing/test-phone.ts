@@ -60,6 +60,9 @@ export interface PhoneDeps {
   waitUntilIdle(): Promise<void>;
 }
 
+/** What the harness texts a phone no SMS has reached yet (a poster, a campaign). */
+export const OPENING_SMS = 'Text us at this number.';
+
 export function createTestPhone(number: string, deps: PhoneDeps): TestPhone {
   const key = { location: deps.location, phone: number };
   const reply = async (text: string) =>
@@ -77,7 +80,7 @@ export function createTestPhone(number: string, deps: PhoneDeps): TestPhone {
         await answer.arrayBuffer();
         const opener = await deps.client.sms.send({
           to: number,
-          body: 'Text us at this number.',
+          body: OPENING_SMS,
         });
         deps.openers.add(opener.id);
         await deps.waitUntilIdle();

@@ -81,16 +81,20 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
 
   it('starts the appointment bot, once per key, refuses a bad input naming the field, and a busy phone under skip', async () => {
     onTestFailed(() => console.error(output.join('\n')));
-    const input = { patient: 'Ada', at: 'Monday 1 Dec at 10:00' };
+    const input = { name: 'Ada', at: '2030-12-02T10:00:00+01:00', place: 'Cabinet Voltaire' };
     const phone = '+33 6 12 34 00 01';
 
     expect((await start({ bot: 'appointment', phone, input }, 'Bearer wrong')).status).toBe(401);
     expect((await start({ bot: 'appointment', phone, input }, '')).status).toBe(401);
 
-    const bad = await start({ bot: 'appointment', phone, input: { patient: 'Ada', at: 42 } });
+    const bad = await start({ bot: 'appointment', phone, input: { ...input, at: 42 } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ field: 'input.at' });
-    const missing = await start({ bot: 'appointment', phone, input: { patient: 'Ada' } });
+    const missing = await start({
+      bot: 'appointment',
+      phone,
+      input: { name: 'Ada', place: 'Cabinet Voltaire' },
+    });
     expect(await missing.json()).toMatchObject({ field: 'input.at' });
 
     const badPhone = await start({ bot: 'appointment', phone: '+33 1 42 92 81 00', input });
@@ -112,7 +116,8 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
       policy: 'start',
       duplicate: false,
     });
-    const question = `Hello Ada, your appointment is Monday 1 Dec at 10:00. Reply YES to confirm or NO to cancel.`;
+    const question =
+      'Bonjour Ada, vous avez rendez-vous le lundi 2 décembre à 10h (Cabinet Voltaire). Confirmez-vous ? Répondez OUI ou NON.';
     await waitFor(async () => (await messagesTo('33612340001')).length === 1, {
       timeout: 10_000,
       message: 'the appointment question sent',
@@ -156,7 +161,13 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
         child.stderr.on('data', (d) => (stderr += d));
         child.once('exit', (code) => resolve({ code, stdout, stderr }));
       });
-    const args = ['appointment', '--phone', '+33612340002', '--input', '{"at":"Tuesday at 9:00"}'];
+    const args = [
+      'appointment',
+      '--phone',
+      '+33612340002',
+      '--input',
+      '{"name":"Bo","at":"2030-12-03T09:00:00+01:00","place":"Cabinet"}',
+    ];
     const first = await run([...args, '--key', 'cli-1']);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     const started = JSON.parse(first.stdout) as { id: string; duplicate: boolean };
@@ -171,7 +182,13 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
     const busy = await run([...args, '--key', 'cli-2']);
     expect(busy.code).toBe(1);
     expect(busy.stderr).toContain("active conversation with bot 'appointment'");
-    const bad = await run(['appointment', '--phone', '+33612340003', '--input', '{"at":7}']);
+    const bad = await run([
+      'appointment',
+      '--phone',
+      '+33612340003',
+      '--input',
+      '{"name":"Bo","place":"Cabinet","at":7}',
+    ]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('input.at');
     const notJson = await run(['appointment', '--phone', '+33612340003', '--input', '{at']);

@@ -120,7 +120,11 @@ describe('the dev phone API (replyflow dev)', () => {
   it('numbers every event on the server and replays what a reconnecting page missed', async () => {
     const started = await request(dev.url!)
       .post('/dev/conversations')
-      .send({ bot: 'appointment', phone, input: { patient: 'Ana', name: 'Ana', at: 'Friday' } });
+      .send({
+        bot: 'appointment',
+        phone,
+        input: { name: 'Ana', at: '2030-12-06T10:00:00+01:00', place: 'Cabinet' },
+      });
     expect(started.status).toBe(202);
     const frames = await readFrames(`${dev.url}/dev/events?after=0`, {}, (f) =>
       f.some((x) => x.event === 'sms' && x.data.sms.status === 'delivered'),

@@ -29,7 +29,7 @@ describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
       [
         'appointment',
         '--input',
-        JSON.stringify({ name: 'Ana', patient: 'Ana', at: 'Tuesday at 9:30' }),
+        JSON.stringify({ name: 'Ana', at: '2030-12-03T09:30:00+01:00', place: 'Cabinet' }),
       ],
       'oui\n/state\n/context\n',
     );
@@ -51,7 +51,7 @@ describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
     );
     expect(stateLine).toBeDefined();
     expect(result.stdout).toMatch(/context: \{/);
-    expect(result.stdout).toContain('"tries"');
+    expect(result.stdout).toContain('"reminded"');
     // Not a terminal: no colour codes.
     expect(result.stdout).not.toContain('\u001b[');
   });

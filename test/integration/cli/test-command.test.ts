@@ -1,13 +1,16 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve as resolvePath } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** Runs the real `replyflow` binary. */
-function replyflow(args: string[], env: Record<string, string | undefined> = {}) {
+/** Runs the real `replyflow` binary (from `cwd`, the repository by default). */
+function replyflow(args: string[], env: Record<string, string | undefined> = {}, cwd?: string) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['bin/replyflow.js', ...args],
-      { env: { PATH: process.env.PATH, ...env } },
+      [resolvePath('bin/replyflow.js'), ...args],
+      { env: { PATH: process.env.PATH, ...env }, cwd },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
   });
@@ -51,10 +54,16 @@ describe('replyflow test', () => {
     expect(noBots.stderr).toMatch(
       /cannot read the bots folder .*none: create it or set REPLYFLOW_BOTS_DIR/,
     );
-    const none = await replyflow(['test', '--bots', 'test/fixtures/kit-bots']);
+    // From a folder with no transcripts/ (the repository has the reference bots' ones).
+    const empty = await mkdtemp(join(tmpdir(), 'replyflow-test-'));
+    const none = await replyflow(
+      ['test', '--bots', resolvePath('test/fixtures/kit-bots')],
+      {},
+      empty,
+    );
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(
-      /no \*\.transcript file in transcripts or test\/fixtures\/kit-bots/,
+      /no \*\.transcript file in transcripts or .*test\/fixtures\/kit-bots/,
     );
   });
 });
