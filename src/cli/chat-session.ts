@@ -1,16 +1,12 @@
 import type { RunningDev } from '../app/start-dev.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
-import type { RecipientOutcome } from '../emulator/index.ts';
+import { type NextFailureReason, nextFailureReasons } from '../emulator/next-failures.ts';
 import { simulateReply } from '../emulator/simulate-reply.ts';
 import type { ConversationRecord } from '../store/records.ts';
 
-/** The reasons `/fail` can give the next delivery, and how the emulator produces each. */
-export const failReasons = {
-  EXPIRED: 'expired',
-  invalid_phone_number: 'invalid',
-  insufficient_balance: 'balance',
-} as const satisfies Record<string, RecipientOutcome | 'balance'>;
-export type FailReason = keyof typeof failReasons;
+/** The reasons `/fail` can give the next delivery (the emulator's one-shot failures). */
+export const failReasons = nextFailureReasons;
+export type FailReason = NextFailureReason;
 
 /**
  * One person's conversation with a bot, driven from the terminal: the bot is started, the
@@ -20,7 +16,6 @@ export type FailReason = keyof typeof failReasons;
 export function createChatSession(dev: RunningDev, phone: string) {
   const emulator = dev.emulator!.context;
   const key = { location: dev.location, phone };
-  let failing: { reason: FailReason; after: number; balance?: number } | undefined;
 
   async function busy(): Promise<boolean> {
     if (emulator.work.size > 0) return true;
@@ -29,19 +24,6 @@ export function createChatSession(dev: RunningDev, phone: string) {
       dev.store.pendingOutbound(key),
     ]);
     return events.length > 0 || outbound.length > 0;
-  }
-
-  /** A scripted failure applies to one message: the first one that fails lifts it. */
-  function liftFailure(): void {
-    if (!failing) return;
-    const failed = emulator.messages
-      .list({ to: phone })
-      .some((sms) => Date.parse(sms.createdAt) >= failing!.after && sms.status === 'errored');
-    if (!failed) return;
-    if (failing.reason === 'insufficient_balance')
-      emulator.locations.get(dev.location).balance = failing.balance ?? 1000;
-    else emulator.outcomes.delete(phone);
-    failing = undefined;
   }
 
   return {
@@ -74,7 +56,6 @@ export function createChatSession(dev: RunningDev, phone: string) {
       let quiet = 0;
       while (quiet < 2 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 25));
-        liftFailure();
         quiet = (await busy()) ? 0 : quiet + 1;
       }
     },
@@ -83,14 +64,9 @@ export function createChatSession(dev: RunningDev, phone: string) {
       dev.clock.advance(ms);
     },
 
+    /** The next SMS to the phone fails with `reason`, and only that one. */
     fail(reason: FailReason): void {
-      failing = { reason, after: emulator.clock.now() };
-      const how = failReasons[reason];
-      if (how === 'balance') {
-        const location = emulator.locations.get(dev.location);
-        failing.balance = location.balance;
-        location.balance = 0;
-      } else emulator.outcomes.set(phone, how);
+      emulator.nextFailures.arm(phone, reason);
     },
 
     conversation(): Promise<ConversationRecord | null> {

@@ -16,7 +16,7 @@ const help = [
   '/advance <duration>  move the clock ahead (30m, 24h, 7d); due timers fire',
   '/state               bot, version, status and state',
   '/context             the machine context, as JSON',
-  `/fail <reason>       the next SMS fails: ${Object.keys(failReasons).join(', ')}`,
+  `/fail <reason>       the next SMS fails: ${failReasons.join(', ')}`,
   '/stop                send STOP',
   '/quit                leave',
 ];
@@ -49,11 +49,11 @@ export async function runChatLine(line: string, deps: ChatLineDeps): Promise<'qu
     }
     case 'fail': {
       const wanted = args[0] ?? '';
-      const reason = Object.keys(failReasons).find(
-        (name) => name.toLowerCase() === wanted.toLowerCase(),
-      ) as FailReason | undefined;
+      const reason = failReasons.find((name) => name.toLowerCase() === wanted.toLowerCase()) as
+        | FailReason
+        | undefined;
       if (!reason) {
-        print.error(`/fail needs a reason: ${Object.keys(failReasons).join(', ')}`);
+        print.error(`/fail needs a reason: ${failReasons.join(', ')}`);
         return undefined;
       }
       session.fail(reason);
