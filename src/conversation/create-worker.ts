@@ -130,20 +130,14 @@ export function createWorker(options: WorkerOptions): Worker {
 
   function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {
     // Most steps log nothing at the usual levels: no child logger (nor masked phone) for them.
-    const quiet =
-      !outcome.ended &&
-      !outcome.error &&
-      outcome.ignoredActions.length === 0 &&
-      outcome.route !== 'compliance';
+    const quiet = !outcome.ended && !outcome.error && outcome.ignoredActions.length === 0;
     if (quiet && !logger.isLevelEnabled('debug')) return;
     const log = logger.child({
       location: claim.location,
       conversation: maskPhone(claim.phone),
       bot: outcome.botId ?? outcome.ended?.botId,
     });
-    if (outcome.route === 'compliance') {
-      log.info({ event: eventId, code: outcome.reason }, `compliance keyword: ${outcome.reason}`);
-    }
+    // An opt-out's end is the turn log's to say (app/log-turn.ts), with the keyword.
     if (outcome.ended && outcome.route !== 'compliance') {
       log.warn(
         { code: outcome.ended.code, detail: outcome.ended.detail, event: eventId },
