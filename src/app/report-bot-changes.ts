@@ -1,5 +1,5 @@
 import type { BotRegistry } from '../bot/bot-registry.ts';
-import { errorCodes } from '../errors.ts';
+import { versionChanged } from '../conversation/resume-snapshot.ts';
 import type { Logger } from '../observability/logger.ts';
 
 /**
@@ -25,7 +25,7 @@ export function reportBotChanges(before: BotRegistry, after: BotRegistry, logger
       );
     } else {
       log.warn(
-        { from: old.version, to: bot.version, code: errorCodes.SNAPSHOT_VERSION_MISMATCH },
+        { from: old.version, to: bot.version, code: versionChanged },
         `bot '${id}' changed: its live conversations end at their next event (add migrate() to keep them)`,
       );
     }
