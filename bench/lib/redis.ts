@@ -8,7 +8,7 @@ export interface BenchRedis {
   /** `redis_version` from INFO. */
   version: string;
   /** Where it came from, for the report. */
-  origin: 'REDIS_URL' | 'throwaway redis-server (no persistence)';
+  origin: 'REDIS_URL' | 'throwaway redis-server (no persistence)' | 'fresh redis-server';
   /** Stops the throwaway server; a given REDIS_URL is left alone. */
   stop(): Promise<void>;
 }
@@ -39,6 +39,26 @@ export async function openBenchRedis(): Promise<BenchRedis> {
     url: server.url,
     version: server.version,
     origin: 'throwaway redis-server (no persistence)',
+    stop: () => server.stop('SIGTERM'),
+  };
+}
+
+/**
+ * A `redis-server` of the bench's own from PATH, whatever `REDIS_URL` says: for a measure of
+ * the whole server (memory, command counts) that nothing else may share.
+ */
+export async function openFreshRedis(): Promise<BenchRedis> {
+  if (!hasRedisServer) {
+    throw new Error(
+      'this benchmark needs a redis-server of its own: put redis-server on PATH ' +
+        '(apt-get install -y redis-server); REDIS_URL is not used',
+    );
+  }
+  const server = await throwawayRedis();
+  return {
+    url: server.url,
+    version: server.version,
+    origin: 'fresh redis-server',
     stop: () => server.stop('SIGTERM'),
   };
 }

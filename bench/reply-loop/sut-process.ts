@@ -1,12 +1,15 @@
 // The system under test, alone in its own process: `replyflow` (web + worker + sender +
 // scheduler, started from env exactly as `replyflow start` does) or `baseline` (the naive
-// handler). Started by `index.ts`, which passes the settings in BENCH_* variables.
+// handler). Started by `index.ts` (and by bench/footprint), which pass the settings in BENCH_*
+// variables: BENCH_EXTRA_BOTS, a JSON array of bot module URLs registered next to the echo bot;
+// BENCH_KEEP_KEYS=1, leave the keys on close (the caller throws its Redis away).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/app/config.ts';
 import { startReplyflow } from '../../src/app/start-replyflow.ts';
 import { createBotRegistry } from '../../src/bot/bot-registry.ts';
+import type { Bot } from '../../src/bot/define-bot.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMessagingClients } from '../../src/provider/create-messaging-clients.ts';
 import { serveParent } from '../lib/child.ts';
@@ -35,6 +38,15 @@ const logger = createLogger({ level: config.logLevel });
 // The bench's own connection: the baseline's store, and the cleanup of the keys afterwards.
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 
+// Bots of other benches (the footprint's conversation that ends), loaded as `replyflow start`
+// loads a bots folder: each module's default export.
+const extraBots = await Promise.all(
+  (JSON.parse(process.env.BENCH_EXTRA_BOTS ?? '[]') as string[]).map(async (file) => ({
+    bot: ((await import(file)) as { default: Bot }).default,
+    file,
+  })),
+);
+
 let url: string;
 let turnsOfPhone: (phone: string) => Promise<number | null>;
 let stop: () => Promise<void>;
@@ -45,7 +57,10 @@ if (variant === 'replyflow' || variant === 'replyflow-web') {
   const app = await startReplyflow({
     config,
     logger,
-    registry: createBotRegistry([{ bot: echoBot, file: 'bench/reply-loop/echo-bot.ts' }]),
+    registry: createBotRegistry([
+      { bot: echoBot, file: 'bench/reply-loop/echo-bot.ts' },
+      ...extraBots,
+    ]),
     ...(variant === 'replyflow-web'
       ? { roles: { web: true, worker: false, sender: false, scheduler: false } }
       : {}),
@@ -85,7 +100,7 @@ serveParent(
   },
   async () => {
     await stop();
-    await deleteKeys(redis, prefix);
+    if (process.env.BENCH_KEEP_KEYS !== '1') await deleteKeys(redis, prefix);
     redis.disconnect();
   },
 );

@@ -1,7 +1,7 @@
 // replyflow's side, alone in its own process: the scheduler replyflow runs (createScheduler:
-// every `intervalMs`, claimDueTimers over every partition, `limit` at a time) until all planned
-// timers are in their mailboxes. The process holds nothing per timer. Started by `index.ts`;
-// answers `run` over IPC.
+// sleeps until the earliest due time it read, then claimDueTimers on the partitions due, `limit`
+// at a time, rounds at least `intervalMs` apart) until all planned timers are in their
+// mailboxes. The process holds nothing per timer. Started by `index.ts`; answers `run` over IPC.
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
@@ -27,7 +27,7 @@ interface RunRequest {
   leadMs: number;
   /** Timers moved per claimDueTimers call (the scheduler's `batch`). */
   limit: number;
-  /** The scheduler's `intervalMs`. */
+  /** The scheduler's `intervalMs`: the shortest time between two rounds that move timers. */
   intervalMs: number;
   timeoutMs: number;
 }

@@ -161,6 +161,27 @@ const envSchema = z.object({
   REPLYFLOW_MAX_INFLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
   /** How long a stop (SIGTERM, SIGINT) may take: in-flight steps and sends finish, claims are released, then the process exits 0. */
   REPLYFLOW_STOP_TIMEOUT: duration('10s', 'must be a duration such as 10s or 1m'),
+  /**
+   * How long an ended conversation's record and every message record are kept in Redis (from
+   * their last write), before Redis forgets them: personal data is not kept forever. At least 1h.
+   */
+  REPLYFLOW_RETENTION: duration(
+    '30d',
+    'must be a duration of at least 1h, such as 30d or 90d',
+    3_600_000,
+  ),
+  /** How long a conversation's result is kept once it ended. Unset: REPLYFLOW_RETENTION. At least 1h. */
+  REPLYFLOW_RESULTS_RETENTION: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      const ms = parseDuration(value);
+      if (ms === undefined || ms < 3_600_000) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration of at least 1h, such as 90d' });
+      }
+      return ms;
+    }),
   /** Port on which `replyflow worker` serves /healthz, /readyz and /metrics. Unset: the worker serves no HTTP. */
   REPLYFLOW_HEALTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** pino log level. */
@@ -199,6 +220,10 @@ export interface AppConfig {
   stopTimeoutMs?: number;
   /** REPLYFLOW_HEALTH_PORT: where a process without the web role serves its health routes. */
   healthPort?: number;
+  /** REPLYFLOW_RETENTION in milliseconds (default 30 days). */
+  retentionMs?: number;
+  /** REPLYFLOW_RESULTS_RETENTION in milliseconds (default: `retentionMs`). */
+  resultsRetentionMs?: number;
 }
 
 /**
@@ -236,6 +261,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     maxInflight: vars.REPLYFLOW_MAX_INFLIGHT,
     stopTimeoutMs: vars.REPLYFLOW_STOP_TIMEOUT,
     healthPort: vars.REPLYFLOW_HEALTH_PORT,
+    retentionMs: vars.REPLYFLOW_RETENTION,
+    resultsRetentionMs: vars.REPLYFLOW_RESULTS_RETENTION,
   };
 }
 

@@ -45,6 +45,7 @@ export function openStore(
     redis,
     prefix: config.redisPrefix,
     partitions: config.redisPartitions,
+    retention: { conversationsMs: config.retentionMs, resultsMs: config.resultsRetentionMs },
     onError: (error) => logger.warn({ err: error }, 'store background error'),
   });
   return { store, redis };

@@ -140,7 +140,17 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     metrics.turn(labels.bot, labels.outcome, durationMs);
     options.worker?.onStep?.(outcome, claim, durationMs);
   };
-  // A worker next to a sender hands it the outboxes its commits claim.
+  const scheduler = roles.scheduler
+    ? createScheduler({
+        store,
+        clock,
+        logger,
+        onFired: (count) => metrics.timersFired(count),
+        ...options.scheduler,
+      })
+    : undefined;
+  // A worker next to a sender hands it the outboxes its commits claim, and tells the scheduler
+  // next to it of the timers they set.
   const worker = roles.worker
     ? createWorker({
         store,
@@ -150,18 +160,10 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         concurrency: config.workerConcurrency,
         leaseMs: config.leaseMs,
         outboxHandOff: sender?.handOff,
+        scheduler,
         compliance,
         ...options.worker,
         onStep,
-      })
-    : undefined;
-  const scheduler = roles.scheduler
-    ? createScheduler({
-        store,
-        clock,
-        logger,
-        onFired: (count) => metrics.timersFired(count),
-        ...options.scheduler,
       })
     : undefined;
   const ops = {

@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
+import type { Scheduler } from '../scheduler/create-scheduler.ts';
 import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
 import type { Claim, ClaimWithView, CommitResult, InboxView, Store } from '../store/store.ts';
 import type { InboxHandOff } from '../webhook/handle-notification.ts';
 import type { ComplianceRules } from './compliance-rules.ts';
+import { newRunId as defaultNewRunId } from './new-run-id.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
 
 export interface WorkerOptions {
@@ -18,7 +19,7 @@ export interface WorkerOptions {
   concurrency?: number;
   /** How long a claim hides a conversation from other workers; a dead worker's claim expires after it. */
   leaseMs?: number;
-  /** Longest wait between scans when no ready signal arrives. */
+  /** The safety sweep's pace: one partition's next ready time read every `idleMs` (default 1 s), in turn. */
   idleMs?: number;
   newRunId?: () => string;
   /**
@@ -27,6 +28,11 @@ export interface WorkerOptions {
    * sending without a claim of its own (one Redis call less per turn).
    */
   outboxHandOff?: OutboxHandOff;
+  /**
+   * This process's scheduler, when it runs one: told of the earliest timer each commit sets, so
+   * it fires that timer on time without polling the store for it.
+   */
+  scheduler?: Pick<Scheduler, 'armed'>;
   /**
    * The compliance rules of a location (STOP, HELP, START, the loop guard, quiet hours; see
    * `ComplianceRules`). `app/` gives every location's; undefined for a location leaves its
@@ -56,7 +62,7 @@ export interface Worker {
 export function createWorker(options: WorkerOptions): Worker {
   const { store, clock, logger } = options;
   const leaseMs = options.leaseMs ?? 30_000;
-  const newRunId = options.newRunId ?? randomUUID;
+  const newRunId = options.newRunId ?? defaultNewRunId;
   const consumer = createQueueConsumer({
     store,
     queue: 'inbox',
@@ -64,7 +70,7 @@ export function createWorker(options: WorkerOptions): Worker {
     logger,
     concurrency: options.concurrency ?? 8,
     leaseMs,
-    idleMs: options.idleMs ?? 250,
+    idleMs: options.idleMs ?? 1_000,
     handle: drain,
   });
 
@@ -113,6 +119,10 @@ export function createWorker(options: WorkerOptions): Worker {
         if (result.outbox && !handOff?.offer(result.outbox, committedAt)) {
           // The sender stopped meanwhile: any sender may take the outbox at once.
           await store.release(result.outbox, clock.now());
+        }
+        const timers = commit.timers?.set ?? [];
+        if (timers.length > 0) {
+          options.scheduler?.armed(claim.partition, Math.min(...timers.map((t) => t.dueAt)));
         }
         options.onStep?.(outcome, claim, performance.now() - stepStartedAt);
         released = result.released === true;

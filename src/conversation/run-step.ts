@@ -183,8 +183,9 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
       ...(endedReason === undefined ? {} : { endedReason }),
       ...(recorded && { result: { ...base.result, ...effects.recorded } }),
     };
-    // A run has a result from its start; it changes when the bot records or the run ends.
-    if (route.kind === 'start' || recorded || endedReason !== undefined) {
+    // A run's result is written when it ends: until then its record holds it (`resultOf`),
+    // which is where `listResults` with active runs reads it, and a live run costs no key.
+    if (endedReason !== undefined) {
       commit.results = [...(commit.results ?? []), resultOf(commit.record)];
     }
     // Messages the bot starts on its own (an API start, a timer) wait for the quiet hours to end.

@@ -40,6 +40,7 @@ export interface SenderOptions {
    * dead holder may have made before it is sent (default 30 s; 0 sends at once).
    */
   inDoubtGraceMs?: number;
+  /** The safety sweep's pace: one partition's next ready time read every `idleMs` (default 1 s), in turn. */
   idleMs?: number;
   /** First retry delay; doubles on each attempt, with jitter, up to `maxDelayMs`. */
   baseDelayMs?: number;
@@ -117,7 +118,7 @@ export function createSender(options: SenderOptions) {
     logger,
     concurrency: Math.max(options.lanes ?? 8, sendsInFlight),
     leaseMs,
-    idleMs: options.idleMs ?? 250,
+    idleMs: options.idleMs ?? 1_000,
     handle: sendAll,
   });
 
@@ -178,13 +179,7 @@ export function createSender(options: SenderOptions) {
         { outbox: message.id, until: new Date(message.holdUntil).toISOString() },
         'quiet hours: message held until they end',
       );
-      const result = await store.deferOutbound(
-        claim,
-        message.id,
-        message.attempts,
-        message.holdUntil,
-      );
-      return { kind: result.ok ? 'deferred' : 'lost' };
+      return defer(claim, message.id, message.attempts, message.holdUntil);
     }
     // Taken over from a holder that died mid-claim: it may have sent this message and died
     // before recording it. Its status, on its way, would tell (the claim looks it up): the
@@ -200,14 +195,13 @@ export function createSender(options: SenderOptions) {
         );
       }
       // Its status usually comes within a second: look again soon rather than at the end.
-      const result = await store.deferOutbound(
+      return defer(
         claim,
         message.id,
         message.attempts,
         Math.min(doubtEnds, now + inDoubtRecheckMs),
         doubtEnds,
       );
-      return { kind: result.ok ? 'deferred' : 'lost' };
     }
     if (view.sentSmsId) {
       if (view.takenOver || message.inDoubtUntil !== undefined) {
@@ -249,6 +243,24 @@ export function createSender(options: SenderOptions) {
     return sent.kind === 'error'
       ? handleFailure(claim, message, sent.error, sent.durationMs)
       : sent;
+  }
+
+  /**
+   * Gives the claim back with the head ready again at `notBefore`. Nobody announces that time,
+   * so this process's consumer is told to claim the outbox then: a retry, a hold or a doubt is
+   * not left to the slow safety sweep.
+   */
+  async function defer(
+    claim: Claim,
+    messageId: string,
+    attempts: number,
+    notBefore: number,
+    inDoubtUntil?: number,
+  ): Promise<Outcome> {
+    const result = await store.deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil);
+    if (!result.ok) return { kind: 'lost' };
+    consumer.wakeAt(claim.partition, notBefore);
+    return { kind: 'deferred' };
   }
 
   /** A contact update queued with a step: sent, and popped, like a message. Its record's id says what it was. */
@@ -326,8 +338,7 @@ export function createSender(options: SenderOptions) {
       );
       options.onSend?.('in_doubt', durationMs);
       const retryAt = Math.min(now + delay, doubtEnds);
-      const result = await store.deferOutbound(claim, message.id, attempts, retryAt, doubtEnds);
-      return { kind: result.ok ? 'deferred' : 'lost' };
+      return defer(claim, message.id, attempts, retryAt, doubtEnds);
     }
     if (failure.kind === 'transient' && now + delay <= message.queuedAt + sendDeadlineMs) {
       log.warn(
@@ -335,8 +346,7 @@ export function createSender(options: SenderOptions) {
         'send failed; will retry',
       );
       options.onSend?.('retry', durationMs);
-      const result = await store.deferOutbound(claim, message.id, attempts, now + delay);
-      return { kind: result.ok ? 'deferred' : 'lost' };
+      return defer(claim, message.id, attempts, now + delay);
     }
     log.error(
       { outbox: message.id, attempts, reason: failure.reason },

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { ConversationResult } from '../store/records.ts';
 import type { ResultQuery, Store } from '../store/store.ts';
+import { listResults } from './list-results.ts';
 
 export type ResultFormat = 'csv' | 'json';
 
@@ -27,7 +28,7 @@ const fixedColumns = [
  * await writeResults(store, 'survey', process.stdout, { format: 'csv', since: Date.parse('2026-12-01') });
  */
 export async function writeResults(
-  store: Store,
+  store: Pick<Store, 'listResults' | 'scanConversations'>,
   botId: string,
   out: Writable,
   options: ResultQuery & { format: ResultFormat },
@@ -36,7 +37,7 @@ export async function writeResults(
   let count = 0;
   if (format === 'json') {
     out.write('[');
-    for await (const batch of store.listResults(botId, query)) {
+    for await (const batch of listResults(store, botId, query)) {
       for (const result of batch) {
         out.write(`${count++ === 0 ? '\n' : ',\n'}${JSON.stringify(shown(result))}`);
       }
@@ -46,7 +47,7 @@ export async function writeResults(
   }
   const fields: string[] = [];
   const known = new Set<string>();
-  for await (const batch of store.listResults(botId, query)) {
+  for await (const batch of listResults(store, botId, query)) {
     for (const result of batch) {
       for (const name of Object.keys(result.fields)) {
         if (!known.has(name)) fields.push(name);
@@ -55,7 +56,7 @@ export async function writeResults(
     }
   }
   out.write(stringify([[...fixedColumns, ...fields]]));
-  for await (const batch of store.listResults(botId, query)) {
+  for await (const batch of listResults(store, botId, query)) {
     const rows = batch.map((result) => {
       const row = shown(result);
       return [

@@ -1,6 +1,8 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
+import { createReadySweep } from './create-ready-sweep.ts';
 import { createWakeSignal } from './create-wake-signal.ts';
+import { createWakeTimes } from './create-wake-times.ts';
 import type { ClaimWithView, QueueName, Store } from './store.ts';
 
 export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
@@ -11,7 +13,12 @@ export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
   /** Claims handled at once by this process. */
   concurrency: number;
   leaseMs: number;
-  /** Longest sleep between scans when no ready signal arrives. */
+  /**
+   * The safety sweep's pace: every `idleMs` one quiet partition's next ready time is read (in
+   * turn), even though nothing was announced there, so work that became ready unannounced (a
+   * dead process's expired lease, a lost pub/sub message) is still found. One read per `idleMs`
+   * for the whole process, whatever the number of lanes: an idle process stays quiet.
+   */
   idleMs: number;
   /**
    * Does the work of one claim, starting from the view the claim came with; it must release
@@ -36,26 +43,36 @@ export interface HandOff<Q extends QueueName> {
 
 export interface QueueConsumer<Q extends QueueName = QueueName> extends HandOff<Q> {
   start(): void;
+  /**
+   * Work this process made ready at a later time (a release with `notBefore`, a deferred send)
+   * is claimed in `partition` once the clock reaches `at`: no announcement comes for it, and the
+   * safety sweep would find it late.
+   */
+  wakeAt(partition: number, at: number): void;
   /** Stops claiming; resolves once every lane has finished the claim it holds. */
   stop(): Promise<void>;
   readonly running: boolean;
 }
 
-/**
- * Runs `concurrency` lanes that scan the queue's partitions for ready conversations, each lane
- * starting at a different partition so they spread out. Idle lanes sleep until the store says
- * work may be ready or `idleMs` passes, instead of polling in a tight loop. A failing lane backs
- * off and keeps going: the process never stops on a store error.
- *
- * A partition where a claim found nothing is skipped until the store announces work there
- * (`onReady`), or until a full rescan: every `idleMs` of the clock, and whenever a lane slept
- * `idleMs` with nothing announced. Work that becomes ready unannounced (an expired lease, a
- * deferred message's time, a lost pub/sub message) is thus still found within about `idleMs`,
- * as before, while a busy process stops spending most of its claims on empty partitions.
- */
 /** Claims a lane may take for other lanes in one round trip, on top of its own. */
 const extraClaims = 3;
 
+/** How long an idle lane sleeps before it looks again at what it was told (no store call then). */
+const laneSleepMs = 60_000;
+
+/**
+ * Runs `concurrency` lanes that claim ready conversations from the queue's partitions, each lane
+ * starting at a different partition so they spread out. A failing lane backs off and keeps
+ * going: the process never stops on a store error.
+ *
+ * A partition where a claim found nothing is quiet: skipped until something says work may be
+ * there. Lanes with nothing to do sleep, making no store call, until one of these wakes them:
+ * the store announces a partition (`onReady`), a claim is offered from elsewhere in the
+ * process, or a time comes: one given to `wakeAt`, or a partition's next ready time read by the
+ * safety sweep (`store.nextReadyAt`, one quiet partition per `idleMs`, round-robin; every
+ * partition at start). A sweep that finds work nobody announced is a sign of more (a dead
+ * process's leases, a lost pub/sub message): every partition is read again.
+ */
 export function createQueueConsumer<Q extends QueueName>(
   options: QueueConsumerOptions<Q>,
 ): QueueConsumer<Q> {
@@ -68,16 +85,30 @@ export function createQueueConsumer<Q extends QueueName>(
   const quiet: boolean[] = new Array(store.partitions).fill(false);
   // Per partition: announcements so far, so a claim that raced one does not mark it quiet.
   const announced: number[] = new Array(store.partitions).fill(0);
-  let rescanAt = 0;
+  // Per partition: woken by a time (a wake time, the sweep), not an announcement. A claim that
+  // then finds nothing there reads when the partition's next work comes, and wakes for it.
+  const lookAhead: boolean[] = new Array(store.partitions).fill(false);
+  const wakeTimes = createWakeTimes(options.clock, (partition) => wakeFor(partition));
+  const sweep = createReadySweep({
+    store,
+    queue: options.queue,
+    clock: options.clock,
+    logger,
+    everyMs: options.idleMs,
+    isQuiet: (partition) => quiet[partition] === true,
+    wake: wakeFor,
+    wakeAt: (partition, at) => wakeTimes.add(partition, at),
+  });
   // Claims offered by this process, handled before the next look at the store.
   const offered: Array<{ claim: ClaimWithView<Q>; claimedAt: number }> = [];
   // Places held for claims still being made (`reserve`).
   let reserved = 0;
   const free = () => options.concurrency - offered.length - reserved;
 
-  function rescanAll(): void {
-    quiet.fill(false);
-    rescanAt = options.clock.now() + options.idleMs;
+  function wakeFor(partition: number): void {
+    quiet[partition] = false;
+    lookAhead[partition] = true;
+    wake.notify();
   }
 
   async function lane(offset: number): Promise<void> {
@@ -86,8 +117,7 @@ export function createQueueConsumer<Q extends QueueName>(
       try {
         const found = await scan(offset);
         failures = 0;
-        // Slept a whole idleMs with nothing announced: look everywhere again.
-        if (!found && !(await wake.wait(options.idleMs))) rescanAll();
+        if (!found) await wake.wait(laneSleepMs);
       } catch (error) {
         failures++;
         logger.error({ err: error, queue: options.queue }, 'queue lane failed; backing off');
@@ -98,7 +128,6 @@ export function createQueueConsumer<Q extends QueueName>(
   }
 
   async function scan(offset: number): Promise<boolean> {
-    if (options.clock.now() >= rescanAt) rescanAll();
     let found = await handleOffered();
     for (let i = 0; i < store.partitions && running; i++) {
       const partition = (offset + i) % store.partitions;
@@ -117,6 +146,11 @@ export function createQueueConsumer<Q extends QueueName>(
       );
       if (!claim) {
         if (announced[partition] === seen) quiet[partition] = true;
+        if (lookAhead[partition]) {
+          lookAhead[partition] = false;
+          const at = await store.nextReadyAt(options.queue, partition);
+          if (at !== null && at > options.clock.now()) wakeTimes.add(partition, at);
+        }
       } else {
         found = true;
         for (const next of more) {
@@ -162,10 +196,13 @@ export function createQueueConsumer<Q extends QueueName>(
     unreserve(count) {
       reserved = Math.max(0, reserved - count);
     },
+    wakeAt(partition, at) {
+      if (running) wakeTimes.add(partition, at);
+    },
     start() {
       if (running) return;
       running = true;
-      rescanAll();
+      quiet.fill(false);
       unsubscribe = store.onReady((queue, partition) => {
         if (queue !== options.queue) return;
         if (partition >= 0 && partition < store.partitions) {
@@ -174,6 +211,7 @@ export function createQueueConsumer<Q extends QueueName>(
         }
         wake.notify();
       });
+      sweep.start();
       lanes = Array.from({ length: options.concurrency }, (_, i) =>
         lane(Math.floor((i * store.partitions) / options.concurrency)),
       );
@@ -181,6 +219,8 @@ export function createQueueConsumer<Q extends QueueName>(
     async stop() {
       running = false;
       unsubscribe();
+      sweep.stop();
+      wakeTimes.clear();
       wake.notifyAll();
       await Promise.all(lanes);
       // Offered claims no lane took: give them back so that any process may take them at once.

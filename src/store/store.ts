@@ -32,22 +32,24 @@ export interface Store {
   partitionOf(phone: string): number;
 
   /**
-   * Takes in one notification. Per partition touched, atomically: skip everything when
-   * `notificationId` was already ingested (kept ≥ 7 days); for status items, move the message
+   * Takes in one notification. Per partition touched, atomically: skip each event already
+   * taken in (waiting in its conversation's mailbox, or in its recent applied log: the last
+   * `storeLimits.appliedLogCap` events of the last `appliedWindowMs`, which covers the service's
+   * redeliveries; no id is kept per notification); for status items, move the message
    * record forward (never back: see `statusRank`) and push the event only when it moved and
    * `recordSent` has already recorded the sms. A status that moved the record of an sms not yet
    * recorded as sent (it overtook the answer to POST /sms) is not pushed: it waits, in arrival
-   * order, in the sms's early statuses (kept ≥ 7 days) until `recordSent` moves it into the
+   * order, in the sms's early statuses (kept an hour, capped) until `recordSent` moves it into the
    * mailbox with the run that sent it. Push every other event onto its conversation's mailbox
    * (in array order) and mark the conversation ready. `pushed` counts only what went onto
    * mailboxes. A status item kept waiting that carries `body` also records body → sms id in
-   * the conversation's unrecorded sends (7 days), where a takeover looks for the send a dead
+   * the conversation's unrecorded sends (an hour, capped), where a takeover looks for the send a dead
    * sender never recorded (see `claim`). All partitions go in ONE round trip. Resolves only
    * once durable.
    *
    * `onReady` hears of the partition when the call made a conversation ready and left it to any
    * worker, unless other conversations were already due there: those were announced when they
-   * became ready, and a backlog needs no more (workers poll too).
+   * became ready, and a backlog needs no more (a lane keeps claiming there until a claim finds nothing).
    *
    * With `claimFor`, a conversation this call made ready (nobody held it, nothing waited) and
    * that has no lock is also claimed, up to `claimFor.max` of them, as `claim('inbox', …)`
@@ -99,6 +101,14 @@ export interface Store {
     now: number,
     max: number,
   ): Promise<ClaimWithView<Q>[]>;
+
+  /**
+   * The earliest ready time among `queue`'s conversations in `partition`, claimed ones included
+   * (their ready time is their lease's end), or null when the partition has none. A consumer
+   * that was told of no work sleeps until then: it is when a lease nobody releases (its holder
+   * died) or a deferral made elsewhere becomes claimable, unannounced.
+   */
+  nextReadyAt(queue: QueueName, partition: number): Promise<number | null>;
 
   /** Releases a claim: the lock is deleted (compare-and-delete on the token), and the
    * conversation stays ready if its list is not empty (at `notBefore` when given). */
@@ -175,7 +185,11 @@ export interface Store {
    */
   claimDueTimers(partition: number, now: number, limit: number): Promise<number>;
 
-  /** The earliest due time among `partition`'s timers, or null when it has none. */
+  /**
+   * The earliest due time among `partition`'s timers, or an earlier time (a conversation whose
+   * earliest timer was cancelled or pushed later may answer its former time until a
+   * `claimDueTimers` passes it), or null when it has none. Never later than a pending timer.
+   */
   nextTimerDue(partition: number): Promise<number | null>;
 
   /** The timers a conversation has pending, soonest first (inspection and tests). */
@@ -183,6 +197,14 @@ export interface Store {
 
   /** Calls `listener` when work may be ready (after ingest, commit, release, claimDueTimers). Returns an unsubscribe. */
   onReady(listener: (queue: QueueName, partition: number) => void): () => void;
+
+  /**
+   * Calls `listener` when a commit armed a timer of `partition` earlier than the partition's
+   * entry for that conversation was (on Redis from any process sharing the store), with its due
+   * time: a hint for schedulers, so the timers a process sets are fired on time by the others
+   * should it die. Returns an unsubscribe.
+   */
+  onTimerArmed(listener: (partition: number, dueAt: number) => void): () => void;
 
   /**
    * The results of a bot's conversations, in batches, oldest start first within each partition
@@ -248,7 +270,7 @@ export interface IngestItem {
 }
 
 export interface IngestResult {
-  /** True when every partition had already seen this notification id. */
+  /** True when every item had been taken in before (a redelivery; never for statuses alone). */
   duplicate: boolean;
   /** Events pushed onto mailboxes by this call. */
   pushed: number;

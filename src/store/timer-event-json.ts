@@ -1,12 +1,13 @@
 import type { TimerEvent, TimerRecord } from './records.ts';
 
 /**
- * What both drivers store for a timer: the JSON of the `TimerEvent` it becomes, less
+ * What the memory store keeps for a timer: the JSON of the `TimerEvent` it becomes, less
  * `receivedAt` and the closing brace, which are appended when it fires (`completeTimerEvent`).
+ * (The Redis store keeps its timers in the conversation's value, `redis/conversation-value.ts`,
+ * and builds the same event when one fires.)
  * So the bot's event payload is never decoded and re-encoded on the way (Redis's cjson would
  * turn `[]` into `{}` and round numbers to 14 digits), and one string per timer says it all.
- * `location` and `phone` come first, so `claim-due-timers-5.lua` reads the conversation id from
- * the start of the string (both are plain: `conversationId` allows no quote or backslash).
+ * `location` and `phone` come first.
  */
 export function timerEventJsonStart(timer: TimerRecord): string {
   const event: Omit<TimerEvent, 'receivedAt'> = {
@@ -23,7 +24,7 @@ export function timerEventJsonStart(timer: TimerRecord): string {
   return JSON.stringify(event).slice(0, -1);
 }
 
-/** The whole `TimerEvent` JSON, as `claim-due-timers-5.lua` finishes it too. */
+/** The whole `TimerEvent` JSON, as `claim-due-timers-4.lua` finishes it too. */
 export function completeTimerEvent(start: string, receivedAt: number): string {
   return `${start},"receivedAt":${receivedAt}}`;
 }

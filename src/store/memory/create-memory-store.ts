@@ -39,6 +39,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memoryScanOperations(state),
     ...memoryMonitoringOperations(state),
     onReady: (listener) => state.listeners.add(listener),
+    onTimerArmed(listener) {
+      state.timerListeners.add(listener);
+      return () => state.timerListeners.delete(listener);
+    },
 
     async getConversation(key) {
       return parse(state.conversations.get(conversationId(key)));
@@ -68,7 +72,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       return parse(state.messages.get(state.inPartition(phone, smsId)));
     },
     async listApplied(key) {
-      return [...(state.applied.get(conversationId(key)) ?? [])];
+      return [...(state.applied.get(conversationId(key))?.ids ?? [])];
     },
     async pendingEvents(key) {
       return items<MailboxEvent>('inbox', conversationId(key));

@@ -2,14 +2,19 @@ import { checkStepCommit } from '../check-step-commit.ts';
 import { conversationId, parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
-import { type MessageRecord, type OutboundMessage, statusRank } from '../records.ts';
+import {
+  type MailboxEvent,
+  type MessageRecord,
+  type OutboundMessage,
+  statusRank,
+} from '../records.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
 type InboxOperations = Pick<
   Store,
-  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep'
+  'ingest' | 'claim' | 'claimMany' | 'nextReadyAt' | 'release' | 'readInbox' | 'commitStep'
 >;
 
 /** How many ingests pass between sweeps of expired seen ids, sent guards and early status lists. */
@@ -44,23 +49,31 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
   };
 
   return {
-    async ingest(notificationId, items, now, claimFor) {
+    async ingest(_notificationId, items, now, claimFor) {
       if (++ingests % sweepEvery === 0) state.sweep(now);
       const byPartition = groupByPartition(items, (phone) => state.partitionOf(phone));
       let duplicates = 0;
       let pushed = 0;
       const claims: ClaimWithView<'inbox'>[] = [];
       for (const [partition, group] of byPartition) {
-        const seenKey = `${partition}:${notificationId}`;
-        if ((state.seen.get(seenKey) ?? Number.NEGATIVE_INFINITY) > now) {
-          duplicates++;
-          continue;
-        }
-        state.seen.set(seenKey, now + storeLimits.seenTtlMs);
+        // As ingest-8.lua: an event already in its mailbox or its recent applied log is not
+        // taken again; a status moves its record at most once.
+        const known = (id: string, eventId: string) => {
+          const log = state.applied.get(id);
+          if (log && now - log.at <= storeLimits.appliedWindowMs && log.ids.includes(eventId)) {
+            return true;
+          }
+          return queues.inbox.items(id).some((json) => parse<{ id: string }>(json)?.id === eventId);
+        };
+        let taken = 0;
         let pushedHere = 0;
         let fresh = 0;
         const claimedHere: Array<{ id: string; token: string }> = [];
         for (const item of group) {
+          if (!item.status && known(conversationId(item.event), item.event.id)) {
+            taken++;
+            continue;
+          }
           if (item.status) {
             const update = statusRecordOf({ ...item, status: item.status });
             const key = state.inPartition(update.phone, update.smsId);
@@ -106,6 +119,10 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         if (fresh > 0 && queues.inbox.dueCount(partition, now) <= fresh) {
           listeners.emit('inbox', partition);
         }
+        if (taken === group.length) {
+          duplicates++;
+          continue;
+        }
         pushed += pushedHere;
         for (const { id, token } of claimedHere) {
           const key = parseConversationId(id);
@@ -124,6 +141,10 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
     },
 
     claimMany,
+
+    async nextReadyAt(queue, partition) {
+      return queues[queue].earliestReady(partition);
+    },
 
     async release(claim, now, notBefore) {
       const readyAt = Math.max(now, notBefore ?? now);
@@ -145,6 +166,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       if (!state.headIs('inbox', claim, step.eventId) || seq !== step.expectedSeq) {
         return { ok: false, reason: 'stale' };
       }
+      const headKind = state.head<MailboxEvent>('inbox', claim)?.kind;
       if (step.record) state.conversations.set(id, JSON.stringify(step.record));
       queues.inbox.pop(id);
       for (const result of step.results ?? []) {
@@ -159,7 +181,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         const held = (m: OutboundMessage | null) =>
           (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
         // A message that may go now passes those held for quiet hours: an outbox nobody holds,
-        // waiting for its held head, is made ready now (as commit-step-17.lua does).
+        // waiting for its held head, is made ready now (as commit-step-13.lua does).
         if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
           queues.outbox.readyBy(id, claim.partition, now);
         }
@@ -182,9 +204,24 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       const timers = state.timersOf(claim.partition);
       for (const timer of step.timers?.set ?? []) timers.set(id, timer);
+      const armedAt = Math.min(...(step.timers?.set ?? []).map((timer) => timer.dueAt));
+      if (Number.isFinite(armedAt) && state.timerListeners.size > 0) {
+        const partition = claim.partition;
+        queueMicrotask(() => {
+          for (const listener of state.timerListeners) listener(partition, armedAt);
+        });
+      }
       for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
-      const applied = [...(state.applied.get(id) ?? []), step.eventId];
-      state.applied.set(id, applied.slice(-storeLimits.appliedLogCap));
+      // The applied log, as commit-step-13.lua keeps it: bounded by count and time, statuses
+      // left out (their record's rank already keeps them once).
+      if (headKind !== 'status') {
+        const log = state.applied.get(id);
+        const ids = log && now - log.at <= storeLimits.appliedWindowMs ? log.ids : [];
+        state.applied.set(id, {
+          at: now,
+          ids: [...ids, step.eventId].slice(-storeLimits.appliedLogCap),
+        });
+      }
       // The drain is over when the mailbox is empty: released here, as the Redis script does.
       if (queues.inbox.items(id).length === 0) {
         queues.inbox.release(id, claim.partition, claim.token, now, now);

@@ -56,6 +56,15 @@ export class MemoryLeaseQueue {
     return due;
   }
 
+  /** The earliest ready time in the partition (a lease's end for a claimed one), or null. */
+  earliestReady(partition: number): number | null {
+    let earliest: number | null = null;
+    for (const at of this.readyOf(partition).values()) {
+      if (earliest === null || at < earliest) earliest = at;
+    }
+    return earliest;
+  }
+
   pop(id: string): void {
     const list = this.lists.get(id);
     list?.shift();

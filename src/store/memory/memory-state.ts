@@ -20,7 +20,7 @@ export const parse = <T>(json: string | null | undefined): T | null =>
 
 /**
  * Everything the memory store holds, shaped like the Redis keys: per-partition names for the
- * structures Redis keeps under a partition's hash tag (seen ids, message records, sent guards).
+ * structures Redis keeps under a partition's hash tag (message records, sent guards).
  */
 export class MemoryState {
   readonly queues: Record<QueueName, MemoryLeaseQueue>;
@@ -34,8 +34,6 @@ export class MemoryState {
   readonly earlyStatuses = new Map<string, { events: string[]; expiresAt: number }>();
   /** conversation id → body → sms id of statuses for an sms not recorded as sent, and expiry (ms) */
   readonly unrecorded = new Map<string, { bodies: Map<string, string>; expiresAt: number }>();
-  /** `<partition>:<notificationId>` → expiry (ms) */
-  readonly seen = new Map<string, number>();
   /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
   readonly sent = new Map<string, { smsId: string; expiresAt: number }>();
   /** conversation ids of the phones that opted out (the suppression list) */
@@ -44,12 +42,14 @@ export class MemoryState {
   readonly sends = new Map<string, { times: number[]; expiresAt: number }>();
   /** run id → result JSON */
   readonly results = new Map<string, string>();
-  /** conversation id → applied event ids, oldest first */
-  readonly applied = new Map<string, string[]>();
+  /** conversation id → the applied log: its last entry's time, and the ids, oldest first */
+  readonly applied = new Map<string, { at: number; ids: string[] }>();
   /** dead letter JSON, newest first */
   deadLetters: string[] = [];
   /** per partition, its timers */
   private readonly timers: MemoryTimers[];
+  /** `onTimerArmed` listeners: told of each timer a commit sets, on a microtask. */
+  readonly timerListeners = new Set<(partition: number, dueAt: number) => void>();
 
   constructor(
     readonly partitions: number,
@@ -172,7 +172,7 @@ export class MemoryState {
     return oldest !== undefined && oldest > now - guard.windowMs;
   }
 
-  /** Counts a send under its loop guard (record-sent-13.lua does the same). */
+  /** Counts a send under its loop guard (record-sent-12.lua does the same). */
   countSend(id: string, guard: { max: number; windowMs: number }, now: number): void {
     const sends = this.sends.get(id);
     const times = sends && sends.expiresAt > now ? sends.times : [];
@@ -209,9 +209,8 @@ export class MemoryState {
     return early && early.expiresAt > now ? early.events : [];
   }
 
-  /** Drops expired seen ids, sent guards, early status lists and unrecorded sends, as Redis expires their keys. */
+  /** Drops expired sent guards, early status lists and unrecorded sends, as Redis expires their keys. */
   sweep(now: number): void {
-    for (const [key, expiresAt] of this.seen) if (expiresAt <= now) this.seen.delete(key);
     for (const [key, guard] of this.sent) if (guard.expiresAt <= now) this.sent.delete(key);
     for (const [key, early] of this.earlyStatuses) {
       if (early.expiresAt <= now) this.earlyStatuses.delete(key);

@@ -6,7 +6,7 @@ import type { MemoryState } from './memory-state.ts';
 
 type TimerOperations = Pick<Store, 'claimDueTimers' | 'nextTimerDue' | 'pendingTimers'>;
 
-/** The durable timers, as `claim-due-timers-5.lua` and `read-timers-2.lua` do them. */
+/** The durable timers, as `claim-due-timers-4.lua` and `pendingTimers` do them on Redis. */
 export function memoryTimerOperations(state: MemoryState): TimerOperations {
   return {
     async claimDueTimers(partition, now, limit) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { partitionOf } from '../partition-of.ts';
 import { reportAsWarning } from '../ready-listeners.ts';
 import type { Store } from '../store.ts';
+import { type StoreRetention, storeRetention } from '../store-limits.ts';
 import { storeKeys } from './keys.ts';
 import { createReadySubscription } from './ready-subscription.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
@@ -33,6 +34,8 @@ export interface RedisStoreOptions {
   newToken?: () => string;
   /** Receives what has no caller to reject with: subscription failures, listener errors. */
   onError?: (error: unknown) => void;
+  /** How long ended conversations, message records and results are kept (30 days by default). */
+  retention?: Partial<StoreRetention>;
 }
 
 /**
@@ -58,11 +61,13 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     scripts: defineStoreScripts(redis),
     partitionOf: (phone) => partitionOf(phone, partitions),
     newToken: options.newToken ?? randomUUID,
+    retention: storeRetention(options.retention),
   };
   const ready = createReadySubscription({
     redis,
     subscriber: options.subscriber,
     channel: context.keys.readyChannel,
+    partitions,
     onError: options.onError ?? reportAsWarning,
   });
 
@@ -77,6 +82,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisMonitoringOperations(context),
     ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),
+    onTimerArmed: (listener) => ready.addTimerListener(listener),
     close: () => ready.close(),
   };
 }

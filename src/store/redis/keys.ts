@@ -13,28 +13,31 @@ import type { QueueName } from '../store.ts';
  * ```
  * rf:{p7}:inbox:<location>:<phone>        list   mailbox: event JSON, oldest first
  * rf:{p7}:outbox:<location>:<phone>       list   outbound message JSON, oldest first
- * rf:{p7}:conv:<location>:<phone>         hash   seq, json (the conversation record)
- * rf:{p7}:applied:<location>:<phone>      list   applied event ids, oldest first, capped
+ * rf:{p7}:conv:<location>:<phone>         string seq, applied log, pending timers, the records of the
+ *                                                latest messages (their sent guards) and the record
+ *                                                (conversation-value.ts); PX the retention once ended
  * rf:{p7}:lock:inbox:<location>:<phone>   hash   token, lease (ms); PX lease
  * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender, with no TTL: kept until released,
  *                                                so a takeover knows its holder died mid-claim
  * rf:{p7}:ready:inbox                     zset   <location>:<phone> → time it may be claimed
  * rf:{p7}:ready:outbox                    zset   same, for the sender
- * rf:{p7}:conv-timers:<location>:<phone>  zset   timer id → due time (ms): the conversation's timers
- * rf:{p7}:timers                          zset   timer id → due time (ms): the partition's timers
- * rf:{p7}:timer:<timerId>                 string the TimerEvent JSON it becomes, less receivedAt
- * rf:{p7}:seen:<notificationId>           string EX 7 days: the notification was ingested
- * rf:{p7}:sms:<smsId>                     hash   rank, json (the message record), sent
+ * rf:{p7}:timers                          zset   conversation id → its earliest pending due time (ms)
+ * rf:{p7}:sms:<smsId>                     string <rank><sent>{record JSON} of an sms no longer among its
+ *                                                conversation's latest, or dropped; EX the retention (an
+ *                                                unknown sms's: briefly, see storeLimits)
+ * rf:{p7}:unknown-sms                     zset   sms id → time: records made by statuses of unknown sms,
+ *                                                the oldest dropped past a cap
  * rf:{p7}:early-status:<smsId>            list   status event JSON that came before recordSent,
- *                                                oldest first; EX 7 days
- * rf:{p7}:sent:<outboxMessageId>          string the sms id; EX 7 days
+ *                                                oldest first, capped; PX briefly
  * rf:{p7}:unrecorded:<location>:<phone>   hash   body → sms id of statuses for sms not recorded as
- *                                                sent (a takeover's in-doubt head); EX 7 days
+ *                                                sent (a takeover's in-doubt head), capped; PX briefly
  * rf:{p7}:suppressed:<location>:<phone>   string the phone opted out (JSON: when); no TTL, until it opts in
  * rf:{p7}:sends:<location>:<phone>        list   times (ms) of the last sends to the phone, newest
  *                                                first, capped at the loop guard's max; PX its window
- * rf:{p7}:result:<runId>                  string a conversation's result JSON (it outlives the conversation)
- * rf:{p7}:results:<botId>                 zset   run id → start time (ms): the bot's results in the partition
+ * rf:{p7}:result:<runId>                  string a conversation's result JSON (it outlives the conversation);
+ *                                                PX the results' retention
+ * rf:{p7}:results:<botId>                 zset   run id → end (or start) time (ms): the bot's results in the
+ *                                                partition, trimmed to the results' retention
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
  * ```
@@ -55,19 +58,16 @@ export function storeKeys(prefix: string, partitions: number) {
       readyMessage: (queue: QueueName) => `${queue}:${p}`,
       listPrefix: (queue: QueueName) => `${tag}${queue}:`,
       lockPrefix: (queue: QueueName) => `${tag}lock:${queue}:`,
-      seen: (notificationId: string) => `${tag}seen:${notificationId}`,
       messagePrefix: `${tag}sms:`,
       /** Status events of an sms not yet recorded as sent, kept until `recordSent` moves them. */
       earlyStatusPrefix: `${tag}early-status:`,
-      sentPrefix: `${tag}sent:`,
       /** Per conversation: body → sms id of the sms the service reported and nobody recorded. */
       unrecordedPrefix: `${tag}unrecorded:`,
       conversationPrefix: `${tag}conv:`,
-      appliedPrefix: `${tag}applied:`,
-      /** The partition's timers, soonest first: the zset `claimDueTimers` takes due ones from. */
+      /** One entry per conversation with pending timers, at its earliest due time. */
       timers: `${tag}timers`,
-      timerPrefix: `${tag}timer:`,
-      conversationTimersPrefix: `${tag}conv-timers:`,
+      /** The message records made by statuses of sms replyflow did not send, by time. */
+      unknownMessages: `${tag}unknown-sms`,
       suppressedPrefix: `${tag}suppressed:`,
       sendsPrefix: `${tag}sends:`,
       resultPrefix: `${tag}result:`,
@@ -96,16 +96,12 @@ export function storeKeys(prefix: string, partitions: number) {
       readyMessage: keys.readyMessage,
       listPrefix: keys.listPrefix,
       lockPrefix: keys.lockPrefix,
-      seen: keys.seen,
       messagePrefix: keys.messagePrefix,
       earlyStatusPrefix: keys.earlyStatusPrefix,
-      sentPrefix: keys.sentPrefix,
       unrecordedPrefix: keys.unrecordedPrefix,
       conversationPrefix: keys.conversationPrefix,
-      appliedPrefix: keys.appliedPrefix,
       timers: keys.timers,
-      timerPrefix: keys.timerPrefix,
-      conversationTimersPrefix: keys.conversationTimersPrefix,
+      unknownMessages: keys.unknownMessages,
       suppressedPrefix: keys.suppressedPrefix,
       sendsPrefix: keys.sendsPrefix,
       resultPrefix: keys.resultPrefix,
@@ -115,14 +111,9 @@ export function storeKeys(prefix: string, partitions: number) {
       list: (queue: QueueName) => keys.listPrefix(queue) + id,
       lock: (queue: QueueName) => keys.lockPrefix(queue) + id,
       record: keys.conversationPrefix + id,
-      applied: keys.appliedPrefix + id,
       message: (smsId: string) => keys.messagePrefix + smsId,
       earlyStatuses: (smsId: string) => keys.earlyStatusPrefix + smsId,
-      sent: (messageId: string) => keys.sentPrefix + messageId,
       unrecorded: keys.unrecordedPrefix + id,
-      /** The ids of the conversation's pending timers (an index of the partition's `timers`). */
-      conversationTimers: keys.conversationTimersPrefix + id,
-      timer: (timerId: string) => keys.timerPrefix + timerId,
       /** Set while the phone is opted out of the location. */
       suppressed: keys.suppressedPrefix + id,
       /** The loop guard's count: recent send times to the phone. */

@@ -1,5 +1,7 @@
-import type { DroppedMessage, MailboxEvent, MessageRecord, OutboundMessage } from '../records.ts';
+import type { ConversationKey, DroppedMessage, MailboxEvent, OutboundMessage } from '../records.ts';
 import type { CommitResult, InboxView, OutboxView, RecordSentResult } from '../store.ts';
+import { conversationRecordOf } from './conversation-value.ts';
+import { messageRecordOf } from './message-value.ts';
 
 /** A JSON value from a script reply, where the scripts answer '' (or Redis nil) for "none". */
 export function jsonOrNull<T>(value: unknown): T | null {
@@ -9,19 +11,28 @@ export function jsonOrNull<T>(value: unknown): T | null {
   return JSON.parse(value) as T;
 }
 
-/** `{record, head, origin}` JSON triples, as `read-inbox-3.lua`, `commit-step-17.lua` and `claim-9.lua` (inbox) return them. */
-export function inboxViewOf(reply: unknown[]): InboxView {
-  const [record, next, origin] = reply;
+/**
+ * `{stored conversation, head event JSON, stored origin message}` triples, as
+ * `read-inbox-3.lua`, `commit-step-13.lua` and `claim-8.lua` (inbox) return them.
+ */
+export function inboxViewOf(reply: unknown[], key: ConversationKey): InboxView {
+  const [record, head, origin] = reply;
+  const next = jsonOrNull<MailboxEvent>(head);
+  const originSmsId =
+    next?.kind === 'reply' ? next.originSmsId : next?.kind === 'status' ? next.smsId : undefined;
   return {
-    record: jsonOrNull(record),
-    next: jsonOrNull<MailboxEvent>(next),
-    origin: jsonOrNull<MessageRecord>(origin),
+    record: conversationRecordOf(record, key),
+    next,
+    origin:
+      originSmsId === undefined
+        ? null
+        : messageRecordOf(origin, originSmsId, key.phone, key.location),
   };
 }
 
 /**
- * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-9.lua` (outbox) returns
- * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-17.lua` answer the same with
+ * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-8.lua` (outbox) returns
+ * them; `read-outbox-5.lua`, `record-sent-12.lua` and `commit-step-13.lua` answer the same with
  * '' for `taken over`.
  */
 export function outboxViewOf(reply: unknown[]): OutboxView {
@@ -35,7 +46,7 @@ export function outboxViewOf(reply: unknown[]): OutboxView {
   };
 }
 
-/** `record-sent-13.lua`'s reply: `{'ok', next head, sms id, released, dropped}` or `{'lost-lock'}`. */
+/** `record-sent-12.lua`'s reply: `{'ok', next head, sms id, released, dropped}` or `{'lost-lock'}`. */
 export function recordSentResultOf(reply: unknown): RecordSentResult {
   const [status, ...view] = Array.isArray(reply) ? reply : [reply];
   if (status === 'ok') {

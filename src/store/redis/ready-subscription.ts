@@ -7,30 +7,61 @@ export interface ReadySubscriptionOptions {
   redis: RedisConnection;
   subscriber: RedisConnection | undefined;
   channel: string;
+  /** The store's partition count: every partition is announced once the subscription is active. */
+  partitions: number;
   onError: (error: unknown) => void;
 }
 
 /**
  * The store's `onReady`: one subscription to the ready channel, made on the first listener.
  * A subscriber connection the store made itself is closed with the store; a given one is only
- * unsubscribed, its owner closes it. Notifications are hints (workers also poll), so a failed
+ * unsubscribed, its owner closes it. Notifications are hints (consumers also sweep), so a failed
  * subscription is reported to `onError` and retried on the next `onReady` call.
  *
  * On a Cluster the channel is an ordinary (not sharded) one: Redis Cluster forwards a PUBLISH,
  * from a script on any master too, to every node, and ioredis subscribes on one node of its
  * choice (`cluster.duplicate()` makes the subscriber a Cluster of its own).
+ *
+ * Messages published while the subscription is not active (before the first `SUBSCRIBE` is
+ * answered, or while the subscriber reconnects) are lost. Consumers sleep until they hear of
+ * work, so once it is active (again) every partition of both queues is announced: each
+ * consumer looks everywhere once, instead of leaving what it missed to its slow safety sweep.
  */
 export function createReadySubscription(options: ReadySubscriptionOptions) {
   const listeners = new ReadyListeners(options.onError);
   let connection: RedisConnection | undefined;
   let subscribed: Promise<unknown> | undefined;
 
+  const timerListeners = new Set<(partition: number, dueAt: number) => void>();
   const onMessage = (channel: string, message: string) => {
     if (channel !== options.channel) return;
-    const [queue, partition] = message.split(':');
+    const [queue, partition, dueAt] = message.split(':');
     if ((queue === 'inbox' || queue === 'outbox') && partition !== undefined) {
       listeners.emit(queue satisfies QueueName, Number(partition));
+    } else if (queue === 'timers' && partition !== undefined && dueAt !== undefined) {
+      for (const listener of timerListeners) {
+        try {
+          listener(Number(partition), Number(dueAt));
+        } catch (error) {
+          options.onError(error);
+        }
+      }
     }
+  };
+
+  const announceAll = () => {
+    for (const queue of ['inbox', 'outbox'] as const) {
+      for (let partition = 0; partition < options.partitions; partition++) {
+        listeners.emit(queue, partition);
+      }
+    }
+  };
+  // ioredis subscribes again by itself after a reconnect, as it says `ready`; asking once more
+  // (a no-op for Redis) tells when that is answered.
+  let connectedOnce = false;
+  const onReconnected = () => {
+    if (!connectedOnce || !connection) return;
+    connection.subscribe(options.channel).then(announceAll, options.onError);
   };
 
   const subscribe = () => {
@@ -48,11 +79,18 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
         });
       }
       connection.on('message', onMessage);
+      connection.on('ready', onReconnected);
     }
-    subscribed = connection.subscribe(options.channel).catch((error: unknown) => {
-      subscribed = undefined;
-      options.onError(error);
-    });
+    subscribed = connection.subscribe(options.channel).then(
+      () => {
+        connectedOnce = true;
+        announceAll();
+      },
+      (error: unknown) => {
+        subscribed = undefined;
+        options.onError(error);
+      },
+    );
   };
 
   return {
@@ -60,10 +98,18 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       if (!subscribed) subscribe();
       return listeners.add(listener);
     },
+    /** Hears "timers:<partition>:<due>" (commit-step-13.lua arms a timer entry earlier). */
+    addTimerListener(listener: (partition: number, dueAt: number) => void): () => void {
+      if (!subscribed) subscribe();
+      timerListeners.add(listener);
+      return () => timerListeners.delete(listener);
+    },
     async close(): Promise<void> {
       listeners.clear();
+      timerListeners.clear();
       if (!connection) return;
       connection.off('message', onMessage);
+      connection.off('ready', onReconnected);
       if (options.subscriber) {
         await connection.unsubscribe(options.channel).catch(options.onError);
       } else {

@@ -5,19 +5,19 @@ import { statusRecordOf } from '../message-status.ts';
 import { type OutboundMessage, statusRank } from '../records.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
-import { timerEventJsonStart } from '../timer-event-json.ts';
+import { conversationBody, storedTimer } from './conversation-value.ts';
+import { messageBody } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import {
-  droppedTtl,
   isCluster,
+  messageTtl,
   type RedisStoreContext,
-  seconds,
   withStoreErrors,
 } from './redis-store-context.ts';
 
 type InboxOperations = Pick<
   Store,
-  'ingest' | 'claim' | 'claimMany' | 'release' | 'readInbox' | 'commitStep'
+  'ingest' | 'claim' | 'claimMany' | 'nextReadyAt' | 'release' | 'readInbox' | 'commitStep'
 >;
 
 /** Ingest, the lease queue operations (both queues) and the step commit, over the Lua scripts. */
@@ -39,12 +39,11 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       p.listPrefix(queue),
       p.conversationPrefix,
       p.messagePrefix,
-      p.sentPrefix,
       p.unrecordedPrefix,
       p.suppressedPrefix,
       p.sendsPrefix,
     ];
-    const args = [now, leaseMs, token, queue, max, droppedTtl, storeLimits.dropsPerView];
+    const args = [now, leaseMs, token, queue, max, messageTtl(context), storeLimits.dropsPerView];
     const reply = await withStoreErrors('claim', () => scripts.run('claim', scriptKeys, args));
     if (!Array.isArray(reply)) return [];
     const claims: ClaimWithView<typeof queue>[] = [];
@@ -54,13 +53,14 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       const id = reply[i];
       if (typeof id !== 'string' || id === '') continue;
       const view = reply.slice(i + 1, i + stride) as unknown[];
+      const key = parseConversationId(id);
       claims.push({
         queue,
         partition,
-        // The first claim gets the token; the n-th after it `<token>:<n>` (claim-9.lua).
+        // The first claim gets the token; the n-th after it `<token>:<n>` (claim-8.lua).
         token: i === 0 ? token : `${token}:${i / stride}`,
-        ...parseConversationId(id),
-        view: (queue === 'inbox' ? inboxViewOf(view) : outboxViewOf(view)) as QueueView<
+        ...key,
+        view: (queue === 'inbox' ? inboxViewOf(view, key) : outboxViewOf(view)) as QueueView<
           typeof queue
         >,
       });
@@ -69,7 +69,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
   };
 
   return {
-    async ingest(notificationId, items, now, claimFor) {
+    async ingest(_notificationId, items, now, claimFor) {
       if (items.length === 0) return { duplicate: false, pushed: 0 };
       const tokenBase = claimFor ? context.newToken() : '';
       const claimMax = claimFor?.max ?? 0;
@@ -80,14 +80,18 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         const p = keys.partition(partition);
         const args: (string | number)[] = [
           now,
-          seconds(storeLimits.seenTtlMs),
+          storeLimits.appliedWindowMs,
           keys.readyChannel,
           p.readyMessage('inbox'),
-          seconds(storeLimits.earlyStatusTtlMs),
+          storeLimits.earlyStatusTtlMs,
           claimMax > 0 ? claimFor!.leaseMs : 0,
           claimMax,
           // Tokens `<base>:<n>` per partition: unique across the partitions' calls too.
           `${tokenBase}:${partition}`,
+          storeLimits.unknownMessageTtlMs,
+          storeLimits.unknownMessagesCap,
+          storeLimits.earlyStatusCap,
+          storeLimits.unrecordedCap,
         ];
         // Each partition may claim them all: the caller's worker refuses what it cannot take.
         for (const item of group) {
@@ -97,12 +101,11 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
             JSON.stringify(item.event),
             update?.smsId ?? '',
             update ? statusRank[update.status] : 0,
-            update ? JSON.stringify(update) : '',
+            update ? messageBody(update) : '',
             item.body ?? '',
           );
         }
         const scriptKeys = [
-          p.seen(notificationId),
           p.ready('inbox'),
           p.listPrefix('inbox'),
           p.messagePrefix,
@@ -110,6 +113,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           p.unrecordedPrefix,
           p.lockPrefix('inbox'),
           p.conversationPrefix,
+          p.unknownMessages,
         ];
         calls.push({ keys: scriptKeys, args });
         partitionsAsked.push(partition);
@@ -136,12 +140,13 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       const claims: ClaimWithView<'inbox'>[] = [];
       replies.forEach(([, , ...claimed], index) => {
         for (let i = 0; i + 4 < claimed.length; i += 5) {
+          const key = parseConversationId(String(claimed[i]));
           claims.push({
             queue: 'inbox',
             partition: partitionsAsked[index]!,
             token: String(claimed[i + 1]),
-            ...parseConversationId(String(claimed[i])),
-            view: inboxViewOf(claimed.slice(i + 2, i + 5)),
+            ...key,
+            view: inboxViewOf(claimed.slice(i + 2, i + 5), key),
           });
         }
       });
@@ -157,6 +162,14 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     },
 
     claimMany,
+
+    async nextReadyAt(queue, partition) {
+      const ready = keys.partition(partition).ready(queue);
+      const [, score] = await withStoreErrors('nextReadyAt', () =>
+        redis.zrange(ready, '0', '0', 'WITHSCORES'),
+      );
+      return score === undefined ? null : Number(score);
+    },
 
     async release(claim, now, notBefore) {
       const c = keys.conversation(claim);
@@ -178,7 +191,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       const reply = await withStoreErrors('readInbox', () =>
         scripts.run('read-inbox', [c.record, c.list('inbox'), c.messagePrefix], []),
       );
-      return inboxViewOf(reply as unknown[]);
+      return inboxViewOf(reply as unknown[], claim);
     },
 
     async commitStep(claim, step, now) {
@@ -188,16 +201,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.lock('inbox'),
         c.list('inbox'),
         c.record,
-        c.applied,
         c.ready('inbox'),
         c.list('outbox'),
         c.ready('outbox'),
         c.messagePrefix,
         c.timers,
-        c.timerPrefix,
-        c.conversationTimers,
         c.lock('outbox'),
-        c.sentPrefix,
         c.suppressed,
         c.sends,
         c.resultPrefix,
@@ -205,11 +214,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       ];
       const outboxToken = step.claimOutbox ? context.newToken() : '';
       const timers = step.timers ?? { set: [], cancel: [] };
+      const { retention } = context;
       const args = [
         claim.token,
         step.eventId,
         step.expectedSeq,
-        step.record ? JSON.stringify(step.record) : '',
+        step.record ? conversationBody(step.record) : '',
         step.record?.seq ?? 0,
         now,
         storeLimits.appliedLogCap,
@@ -220,23 +230,32 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         step.claimOutbox?.leaseMs ?? 0,
         step.outbound.length,
         ...step.outbound.map((message) => JSON.stringify(message)),
-        timers.set.length,
-        ...timers.set.flatMap((timer) => [timer.id, timer.dueAt, timerEventJsonStart(timer)]),
-        ...timers.cancel,
+        timers.set.length > 0
+          ? JSON.stringify(timers.set.map((timer) => storedTimer(timer, step.record?.runId)))
+          : '',
+        timers.cancel.length > 0 ? JSON.stringify(timers.cancel) : '',
+        // An ended conversation is kept for the retention; an active one until it ends, and
+        // an opted-out phone's record until it opts in (it is what keeps any conversation
+        // from starting: compliance, like the suppressed: key).
+        step.record && step.record.status !== 'active' && !step.record.suppressed
+          ? retention.conversationsMs
+          : 0,
+        storeLimits.appliedWindowMs,
         step.suppression ?? '',
         step.suppression === 'add' ? JSON.stringify({ at: now }) : '',
-        droppedTtl,
+        messageTtl(context),
         storeLimits.dropsPerView,
         step.results?.length
           ? JSON.stringify(
               step.results.map((result) => ({
                 runId: result.runId,
                 botId: result.bot,
-                score: result.startedAt,
+                score: result.endedAt ?? result.startedAt,
                 json: JSON.stringify(result),
               })),
             )
           : '',
+        retention.resultsMs,
         step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
@@ -245,7 +264,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
       const outbox = jsonOrNull<OutboundMessage>(view[4]);
       const handedDropped = jsonOrNull<unknown[]>(view[6]);
-      const next = inboxViewOf(view);
+      const next = inboxViewOf(view, claim);
       // The script sends the record back only when the step left it as it was.
       if (step.record) next.record = step.record;
       return {

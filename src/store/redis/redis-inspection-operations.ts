@@ -1,8 +1,10 @@
+import { parseConversationId } from '../conversation-id.ts';
 import type { DeadLetter, MailboxEvent, OutboundMessage } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
-import { jsonOrNull } from './parse-reply.ts';
-import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { conversationRecordOf, readConversationValue } from './conversation-value.ts';
+import { messageRecordOf } from './message-value.ts';
+import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 type InspectionOperations = Pick<
   Store,
@@ -29,20 +31,43 @@ export function redisInspectionOperations({
   return {
     async getConversation(key) {
       const record = keys.conversation(key).record;
-      return jsonOrNull(await withStoreErrors('getConversation', () => redis.hget(record, 'json')));
+      const stored = await withStoreErrors('getConversation', () => redis.get(record));
+      return conversationRecordOf(stored, key);
     },
     async isSuppressed(key) {
       const suppressed = keys.conversation(key).suppressed;
       return (await withStoreErrors('isSuppressed', () => redis.exists(suppressed))) === 1;
     },
     async getMessage(phone, smsId) {
-      // Message records live in the partition of their phone; the location plays no part.
-      const message = keys.conversation({ location: '_', phone }).message(smsId);
-      return jsonOrNull(await withStoreErrors('getMessage', () => redis.hget(message, 'json')));
+      // Message records live in the partition of their phone: the latest in their
+      // conversation's value, which this finds by its key (the location is not given), the
+      // others in keys of their own. An inspection read, not on any hot path.
+      const c = keys.conversation({ location: '_', phone });
+      const own = await withStoreErrors('getMessage', () => redis.get(c.message(smsId)));
+      if (own !== null) return messageRecordOf(own, smsId, phone);
+      const pattern = `${c.conversationPrefix}*:${phone}`;
+      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, found] = await withStoreErrors('getMessage', () =>
+            node.scan(cursor, 'MATCH', pattern, 'COUNT', 1_000),
+          );
+          cursor = next;
+          for (const name of found) {
+            const key = parseConversationId(name.slice(c.conversationPrefix.length));
+            const stored = await withStoreErrors('getMessage', () => redis.get(name));
+            const entry = readConversationValue(stored, key)?.messages.find(([id]) => id === smsId);
+            if (entry) return messageRecordOf(entry[1], smsId, phone, key.location);
+          }
+        } while (cursor !== '0');
+      }
+      return null;
     },
     async listApplied(key) {
-      const applied = keys.conversation(key).applied;
-      return withStoreErrors('listApplied', () => redis.lrange(applied, 0, -1));
+      const record = keys.conversation(key).record;
+      const stored = await withStoreErrors('listApplied', () => redis.get(record));
+      return readConversationValue(stored, key)?.applied ?? [];
     },
     pendingEvents: (key) =>
       list<MailboxEvent>('pendingEvents', keys.conversation(key).list('inbox')),

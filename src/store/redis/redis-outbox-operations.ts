@@ -2,23 +2,20 @@ import { statusFields } from '../message-status.ts';
 import { statusRank } from '../records.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
+import { messageBody, storedField } from './message-value.ts';
 import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
-import {
-  droppedTtl,
-  type RedisStoreContext,
-  seconds,
-  withStoreErrors,
-} from './redis-store-context.ts';
+import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
 
 /** The sender's operations on a claimed outbox, over the Lua scripts. */
-export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): OutboxOperations {
+export function redisOutboxOperations(context: RedisStoreContext): OutboxOperations {
+  const { keys, scripts } = context;
   return {
     async readOutbox(claim, now) {
       const c = keys.conversation(claim);
-      const scriptKeys = [c.list('outbox'), c.sentPrefix, c.suppressed, c.sends, c.messagePrefix];
-      const args = [now, droppedTtl, storeLimits.dropsPerView];
+      const scriptKeys = [c.list('outbox'), c.record, c.suppressed, c.sends, c.messagePrefix];
+      const args = [now, messageTtl(context), storeLimits.dropsPerView];
       const [head, smsId, dropped] = (await withStoreErrors('readOutbox', () =>
         scripts.run('read-outbox', scriptKeys, args),
       )) as unknown[];
@@ -31,13 +28,12 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
       const scriptKeys = [
         c.lock('outbox'),
         c.list('outbox'),
-        c.sent(messageId),
+        c.record,
         sms.message(record.smsId),
         c.ready('outbox'),
         sms.earlyStatuses(record.smsId),
         c.list('inbox'),
         c.ready('inbox'),
-        c.sentPrefix,
         c.unrecorded,
         c.suppressed,
         c.sends,
@@ -47,16 +43,17 @@ export function redisOutboxOperations({ keys, scripts }: RedisStoreContext): Out
         claim.token,
         messageId,
         record.smsId,
-        JSON.stringify(record),
+        messageBody(record),
         statusRank[record.status],
-        seconds(storeLimits.sentGuardTtlMs),
-        JSON.stringify(statusFields),
+        storeLimits.messagesInRecord,
+        JSON.stringify(statusFields.map((field) => storedField[field])),
         now,
         c.id,
         keys.readyChannel,
         c.readyMessage('inbox'),
-        droppedTtl,
+        messageTtl(context),
         storeLimits.dropsPerView,
+        messageTtl(context),
       ];
       const reply = await withStoreErrors('recordSent', () =>
         scripts.run('record-sent', scriptKeys, args),

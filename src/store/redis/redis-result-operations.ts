@@ -17,15 +17,10 @@ export function redisResultOperations(
         const partition = keys.partition(p);
         const index = partition.resultsPrefix + botId;
         for (let offset = 0; ; offset += batch) {
+          // Scored by end (or start) time, so the index can be trimmed to the retention:
+          // `since` (a start time) is applied to the results themselves.
           const runIds = await withStoreErrors('listResults', () =>
-            redis.zrangebyscore(
-              index,
-              since === Number.NEGATIVE_INFINITY ? '-inf' : since,
-              '+inf',
-              'LIMIT',
-              offset,
-              batch,
-            ),
+            redis.zrangebyscore(index, '-inf', '+inf', 'LIMIT', offset, batch),
           );
           if (runIds.length === 0) break;
           const jsons = await withStoreErrors('listResults', () =>
@@ -34,7 +29,11 @@ export function redisResultOperations(
           const results = jsons
             .filter((json): json is string => json !== null)
             .map((json) => JSON.parse(json) as ConversationResult)
-            .filter((result) => query.location === undefined || result.location === query.location);
+            .filter(
+              (result) =>
+                result.startedAt >= since &&
+                (query.location === undefined || result.location === query.location),
+            );
           if (results.length > 0) yield results;
           if (runIds.length < batch) break;
         }

@@ -1,5 +1,7 @@
+import { parseConversationId } from '../conversation-id.ts';
 import type { ConversationRecord } from '../records.ts';
 import type { Store } from '../store.ts';
+import { conversationRecordOf } from './conversation-value.ts';
 import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 /**
@@ -23,11 +25,15 @@ export function redisScanOperations({
       );
       // One call per key, sent together: on a Cluster the keys live in different slots.
       const answers = await withStoreErrors('scanConversations', () =>
-        Promise.all(found.map((key) => redis.hget(key, 'json'))),
+        Promise.all(found.map((key) => redis.get(key))),
       );
-      const records = answers
-        .filter((json): json is string => typeof json === 'string')
-        .map((json) => JSON.parse(json) as ConversationRecord);
+      const records: ConversationRecord[] = [];
+      answers.forEach((stored, i) => {
+        // The key ends `conv:<location>:<phone>`, the conversation id.
+        const id = found[i]!.slice(found[i]!.indexOf('}:conv:') + '}:conv:'.length);
+        const record = conversationRecordOf(stored, parseConversationId(id));
+        if (record) records.push(record);
+      });
       if (!isCluster(redis)) return { cursor: next, records };
       const more =
         next !== '0' ? `${index}:${next}` : index + 1 < nodes.length ? `${index + 1}:0` : '0';

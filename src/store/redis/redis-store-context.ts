@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { storeLimits } from '../store-limits.ts';
+import type { StoreRetention } from '../store-limits.ts';
 import type { StoreKeys } from './keys.ts';
 import type { StoreScripts } from './store-scripts.ts';
 import { toStoreError } from './to-store-error.ts';
@@ -17,6 +17,7 @@ export interface RedisStoreContext {
   scripts: StoreScripts;
   partitionOf(phone: string): number;
   newToken(): string;
+  retention: StoreRetention;
 }
 
 /** Runs one Redis call, rejecting with `StoreUnavailableError` when Redis fails it. */
@@ -31,5 +32,6 @@ export async function withStoreErrors<T>(operation: string, run: () => Promise<T
 /** Seconds for `EX`, rounded up so a TTL is never shorter than asked. */
 export const seconds = (ms: number) => Math.ceil(ms / 1_000);
 
-/** The TTL (s) of a dropped message's record, as the outbox scripts take it. */
-export const droppedTtl = Math.ceil(storeLimits.droppedRecordTtlMs / 1_000);
+/** The TTL (s) of a message record (a dropped message's too), as the scripts take it. */
+export const messageTtl = (context: Pick<RedisStoreContext, 'retention'>) =>
+  seconds(context.retention.conversationsMs);

@@ -6,7 +6,7 @@ import type { RedisConnection } from './redis-store-context.ts';
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const libraryDir = new URL('./lib/', scriptsDir);
 
-/** A script's command name on the ioredis instance, from its file name: `commit-step-17.lua` → `replyflowCommitStep`. */
+/** A script's command name on the ioredis instance, from its file name: `commit-step-13.lua` → `replyflowCommitStep`. */
 function commandName(base: string): string {
   return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
 }
@@ -17,19 +17,36 @@ function commandName(base: string): string {
  */
 const libraries = readdirSync(libraryDir)
   .filter((file) => file.endsWith('.lua'))
-  .map((file) => ({
-    name: file
-      .slice(0, -'.lua'.length)
-      .replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()),
-    lua: readFileSync(new URL(file, libraryDir), 'utf8'),
-  }));
+  .map((file) => {
+    const lua = readFileSync(new URL(file, libraryDir), 'utf8');
+    // Every function it defines: a script calling any of them needs the library.
+    const names = [...lua.matchAll(/^local function (\w+)\(/gm)].map((match) => match[1]!);
+    return { file, names, lua };
+  });
 
+const callsAny = (code: string, names: readonly string[]) =>
+  names.some((name) => new RegExp(`(^|[^\\w.:])${name}\\(`, 'm').test(code));
+
+/**
+ * The script with the libraries it calls in front, and the libraries those call in front of
+ * them (Lua in Redis has no `require`; a local function must be defined before its caller).
+ */
 function withLibraries(lua: string): string {
-  const used = libraries.filter((library) => lua.includes(`${library.name}(`));
+  const used: typeof libraries = [];
+  const seen = new Set<string>();
+  // Depth first, each library after the ones it calls.
+  const add = (code: string) => {
+    for (const library of libraries) {
+      if (seen.has(library.file) || !callsAny(code, library.names)) continue;
+      seen.add(library.file);
+      add(library.lua);
+      used.push(library);
+    }
+  };
+  add(lua);
   return [...used.map((library) => library.lua), lua].join('\n');
 }
 
-/** The scripts, read from disk once per process: file name → { command name, key count, source }. */
 const definitions = readdirSync(scriptsDir)
   .filter((file) => file.endsWith('.lua'))
   .map((file) => {
@@ -56,7 +73,6 @@ export type ScriptName =
   | 'defer-outbound'
   | 'fail-outbound'
   | 'claim-due-timers'
-  | 'read-timers'
   | 'reserve-send-slot';
 
 type Arg = string | number;

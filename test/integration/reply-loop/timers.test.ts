@@ -98,7 +98,7 @@ describe.each(['redis', 'memory'] as const)('durable timers on the %s store', (s
       for (const phone of phones) await loop.start(phone, 'reminder');
       for (const phone of phones) await loop.waitForBodies(phone, 1);
       clock.advance('25h');
-      // Each process's own 250 ms sweep may take some before these explicit sweeps run.
+      // Each process's own scheduler may take some before these explicit sweeps run.
       const moved = await Promise.all(processes.map((p) => p.fireDueTimers!()));
       expect(moved.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(phones.length);
       for (const phone of phones)

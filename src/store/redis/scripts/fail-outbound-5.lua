@@ -31,7 +31,7 @@ redis.call('RPUSH', KEYS[3], ARGV[3])
 redis.call('ZADD', KEYS[4], 'NX', ARGV[4], ARGV[5])
 redis.call('PUBLISH', ARGV[6], ARGV[7])
 
--- The outbox lock has no TTL (see claim-9.lua): the lease is the ready time alone.
+-- The outbox lock has no TTL (see claim-8.lua): the lease is the ready time alone.
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[4]) + lease, ARGV[5])
 return 'ok'

@@ -1,6 +1,7 @@
 --[[
-  Takes in the items of one notification that belong to one partition, at most once per
-  notification id: status items move their message record forward only (and are pushed only
+  Takes in the items of one notification that belong to one partition, each at most once: an
+  event already in its conversation's mailbox or recent applied log is not taken again, and a
+  status moves its record at most once: status items move their message record forward only (and are pushed only
   when it moved); every pushed event goes onto its conversation's mailbox in ARGV order, and
   the conversation becomes ready unless it already has a ready time (a claimed one keeps its
   lease; its release re-readies it).
@@ -10,45 +11,72 @@
   sms's early status list, which `recordSent` moves into the mailbox with the record's run.
   Its body, when given, goes into the conversation's unrecorded sends (body → sms id): should
   the sender that made the request have died before recording it, the claim that takes its
-  outbox over finds the sms id there instead of sending the message again (see claim-9.lua).
+  outbox over finds the sms id there instead of sending the message again (see claim-8.lua).
 
   The partition is announced when this call made a conversation ready and left it to any
   worker, unless other conversations were already due there (a backlog: see below).
 
   With a lease given, a conversation this call made ready (it had no ready time: nobody holds
-  it, nothing waits) and that has no lock is claimed here, up to `max` of them, as claim-9.lua
+  it, nothing waits) and that has no lock is claimed here, up to `max` of them, as claim-8.lua
   would, for the worker of the caller's process: token `<token base>:<n>`, ready time
   now + lease, and not announced. Its first view comes back with it.
 
   Input:
-    KEYS[1] seen key of the notification in this partition
-    KEYS[2] inbox ready set of the partition
-    KEYS[3] mailbox key prefix (+ conversation id)
-    KEYS[4] message record key prefix (+ sms id)
-    KEYS[5] early status list key prefix (+ sms id)
-    KEYS[6] unrecorded sends key prefix (+ conversation id)
-    KEYS[7] inbox lock key prefix (+ conversation id)
-    KEYS[8] conversation record key prefix (+ conversation id)
+    KEYS[1] inbox ready set of the partition
+    KEYS[2] mailbox key prefix (+ conversation id)
+    KEYS[3] message record key prefix (+ sms id)
+    KEYS[4] early status list key prefix (+ sms id)
+    KEYS[5] unrecorded sends key prefix (+ conversation id)
+    KEYS[6] inbox lock key prefix (+ conversation id)
+    KEYS[7] conversation record key prefix (+ conversation id)
+    KEYS[8] the partition's records of unknown sms (zset: sms id → time)
     ARGV[1] now (ms)
-    ARGV[2] seen TTL (s)
+    ARGV[2] the applied log's window (ms): an older log knows nothing
     ARGV[3] ready channel
     ARGV[4] ready message
-    ARGV[5] early status list TTL (s), also the unrecorded sends' TTL
+    ARGV[5] early status list TTL (ms), also the unrecorded sends' TTL
     ARGV[6] inbox lease (ms) of the claims to make here; 0 makes none
     ARGV[7] most claims to make
     ARGV[8] token base of those claims
-    ARGV[9..] six per item: conversation id, event JSON, sms id ('' unless a status item),
+    ARGV[9] TTL (ms) of a message record made by a status of an unknown sms
+    ARGV[10] most such records kept in the partition (past it, the oldest go)
+    ARGV[11] most early status events kept per sms
+    ARGV[12] most bodies kept in a conversation's unrecorded sends
+    ARGV[13..] six per item: conversation id, event JSON, sms id ('' unless a status item),
               status rank, message record JSON (created as is, or merged into the existing
               one), the sms body as the service reported it ('' when unknown)
   Output:
-    {1, 0} when the partition had already seen the notification, else {0, events pushed,
+    {1, 0} when every item was taken in before (a redelivery), else {0, events pushed,
     then five per claim made: conversation id, token, record JSON, head event JSON, origin
-    message record JSON ('' for each one missing)} (statuses kept in an early status list are
+    stored message record ('' for each one missing)} (statuses kept in an early status list are
     not counted)
 ]]
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[2]) then
-  return {1, 0}
+-- Whether an event (its id) was taken in before: it waits in its conversation's mailbox, or
+-- its conversation's applied log (recent: within ARGV[2]) has it. The service redelivers for
+-- minutes, so a bounded log covers its retries; no id is kept per notification.
+local function known(id, eventId)
+  local _, applied = conversationParts(redis.call('GET', KEYS[7] .. id))
+  if applied and applied ~= '' then
+    local log = cjson.decode(applied)
+    if tonumber(ARGV[1]) - log[1] <= tonumber(ARGV[2]) then
+      for i = 2, #log do
+        if log[i] == eventId then
+          return true
+        end
+      end
+    end
+  end
+  -- A plain id is found as it is in the event JSON; decode only what may be it.
+  local plain = not string.find(eventId, '[%c"\\]')
+  for _, queued in ipairs(redis.call('LRANGE', KEYS[2] .. id, 0, -1)) do
+    if (not plain or string.find(queued, eventId, 1, true)) and cjson.decode(queued).id == eventId then
+      return true
+    end
+  end
+  return false
 end
+
+local items, taken = 0, 0
 
 local lease = tonumber(ARGV[6])
 local max = tonumber(ARGV[7])
@@ -56,36 +84,79 @@ local claimed = {}
 -- Conversations this call made ready and left for any worker to claim.
 local fresh = 0
 local pushed = 0
-for i = 9, #ARGV, 6 do
+for i = 13, #ARGV, 6 do
   local push = true
   local smsId = ARGV[i + 2]
-  if smsId ~= '' then
-    local key = KEYS[4] .. smsId
+  items = items + 1
+  if smsId == '' and known(ARGV[i], cjson.decode(ARGV[i + 1]).id) then
+    push = false
+    taken = taken + 1
+  elseif smsId ~= '' then
+    local key = KEYS[3] .. smsId
     local rank = tonumber(ARGV[i + 3])
-    local current = redis.call('HMGET', key, 'rank', 'sent', 'json')
-    if current[1] and tonumber(current[1]) >= rank then
+    -- A record of the conversation's latest messages lives in its value's messages line.
+    local conversationKey = KEYS[7] .. ARGV[i]
+    local seq, applied, timers, messages, record = conversationParts(redis.call('GET', conversationKey))
+    local entries, at = nil, nil
+    if messages and messages ~= '' then
+      entries = cjson.decode(messages)
+      for index, entry in ipairs(entries) do
+        if entry[1] == smsId then
+          at = index
+        end
+      end
+    end
+    local current, sent, existing = nil, nil, nil
+    if at then
+      current = entries[at][2]
+    else
+      current, sent, existing = messageParts(redis.call('GET', key))
+    end
+    if current and current >= rank then
       push = false
+    elseif at then
+      for field, value in pairs(cjson.decode(ARGV[i + 4])) do
+        if field ~= 'v' and field ~= 'l' then
+          entries[at][4][field] = value
+        end
+      end
+      entries[at][2] = rank
+      redis.call('SET', conversationKey,
+        conversationValue(seq, applied, timers, cjson.encode(entries), record), 'KEEPTTL')
     else
       local json = ARGV[i + 4]
-      local sent = current[2] == '1'
-      if current[3] then
-        local record = cjson.decode(current[3])
-        -- A record written by recordSent before the `sent` field existed carries its run.
-        sent = sent or record.runId ~= nil
+      if existing then
+        local record = cjson.decode(existing)
         for field, value in pairs(cjson.decode(json)) do
           record[field] = value
         end
         json = cjson.encode(record)
+        redis.call('SET', key, rank .. (sent and '1' or '0') .. json, 'KEEPTTL')
+      else
+        -- An sms nobody recorded (yet): kept briefly, and at most a cap of them per partition.
+        redis.call('SET', key, rank .. '0' .. json, 'PX', ARGV[9])
+        redis.call('ZADD', KEYS[8], ARGV[1], smsId)
+        -- The index forgets what the records' TTL has taken, and holds no more than the cap.
+        redis.call('ZREMRANGEBYSCORE', KEYS[8], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[9]))
+        if redis.call('ZCARD', KEYS[8]) > tonumber(ARGV[10]) then
+          local oldest = redis.call('ZPOPMIN', KEYS[8])[1]
+          local _, recorded = messageParts(redis.call('GET', KEYS[3] .. oldest))
+          if not recorded then
+            redis.call('DEL', KEYS[3] .. oldest, KEYS[4] .. oldest)
+          end
+        end
       end
-      redis.call('HSET', key, 'rank', rank, 'json', json)
       if not sent then
-        local early = KEYS[5] .. smsId
+        local early = KEYS[4] .. smsId
         redis.call('RPUSH', early, ARGV[i + 1])
-        redis.call('EXPIRE', early, ARGV[5])
+        redis.call('LTRIM', early, -tonumber(ARGV[11]), -1)
+        redis.call('PEXPIRE', early, ARGV[5])
         if ARGV[i + 5] ~= '' then
-          local unrecorded = KEYS[6] .. ARGV[i]
-          redis.call('HSET', unrecorded, ARGV[i + 5], smsId)
-          redis.call('EXPIRE', unrecorded, ARGV[5])
+          local unrecorded = KEYS[5] .. ARGV[i]
+          if redis.call('HLEN', unrecorded) < tonumber(ARGV[12]) then
+            redis.call('HSET', unrecorded, ARGV[i + 5], smsId)
+          end
+          redis.call('PEXPIRE', unrecorded, ARGV[5])
         end
         push = false
       end
@@ -93,15 +164,15 @@ for i = 9, #ARGV, 6 do
   end
   if push then
     local id = ARGV[i]
-    redis.call('RPUSH', KEYS[3] .. id, ARGV[i + 1])
-    local madeReady = redis.call('ZADD', KEYS[2], 'NX', ARGV[1], id) == 1
+    redis.call('RPUSH', KEYS[2] .. id, ARGV[i + 1])
+    local madeReady = redis.call('ZADD', KEYS[1], 'NX', ARGV[1], id) == 1
     pushed = pushed + 1
-    local lock = KEYS[7] .. id
+    local lock = KEYS[6] .. id
     if madeReady and lease > 0 and #claimed < max and redis.call('EXISTS', lock) == 0 then
       local token = ARGV[8] .. ':' .. #claimed
       redis.call('HSET', lock, 'token', token, 'lease', lease)
       redis.call('PEXPIRE', lock, lease)
-      redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + lease, id)
+      redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + lease, id)
       claimed[#claimed + 1] = {id, token}
     elseif madeReady then
       fresh = fresh + 1
@@ -112,19 +183,25 @@ end
 -- Announced only when nothing else was due in the partition: conversations already due were
 -- announced when they became ready, and the workers that have not claimed them yet are busy
 -- (a backlog) and will scan the partition again; the message would only cost every process a
--- read. (Workers also poll, so a lost announcement delays work by their idle interval at most.)
-if fresh > 0 and redis.call('ZCOUNT', KEYS[2], '-inf', ARGV[1]) <= fresh then
+-- read. (A lost announcement is left to the consumers' safety sweep, which reads one partition's
+-- next ready time a second and every partition once it finds work nobody announced.)
+if fresh > 0 and redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) <= fresh then
   redis.call('PUBLISH', ARGV[3], ARGV[4])
 end
+-- Every item taken in before: the notification is a duplicate.
+if items > 0 and taken == items then
+  return {1, 0}
+end
 local reply = {0, pushed}
--- The first view of each claim, as claim-9.lua reads it, once every item is in.
+-- The first view of each claim, as claim-8.lua reads it, once every item is in.
 for _, claim in ipairs(claimed) do
   local id = claim[1]
-  local head = redis.call('LINDEX', KEYS[3] .. id, 0) or ''
-  local origin = originOf(head, KEYS[4])
+  local head = redis.call('LINDEX', KEYS[2] .. id, 0) or ''
+  local value = redis.call('GET', KEYS[7] .. id)
+  local origin = originOf(head, value, KEYS[3])
   reply[#reply + 1] = id
   reply[#reply + 1] = claim[2]
-  reply[#reply + 1] = redis.call('HGET', KEYS[8] .. id, 'json') or ''
+  reply[#reply + 1] = value or ''
   reply[#reply + 1] = head
   reply[#reply + 1] = origin
 end

@@ -5,7 +5,7 @@
 
   Input:
     KEYS[1] outbox list
-    KEYS[2] sent guard key prefix (+ outbox message id)
+    KEYS[2] conversation record (its messages line holds the sent guards)
     KEYS[3] suppression of the conversation's phone
     KEYS[4] recent sends to the phone (the loop guard's count)
     KEYS[5] message record key prefix (+ sms id), for the records of dropped messages
@@ -21,4 +21,4 @@ local head = outboxHead(KEYS[1], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]), d
 if head == '' then
   return {'', '', droppedJson(dropped)}
 end
-return {head, redis.call('GET', KEYS[2] .. cjson.decode(head).id) or '', droppedJson(dropped)}
+return {head, sentSmsIdOf(KEYS[2], cjson.decode(head).id), droppedJson(dropped)}

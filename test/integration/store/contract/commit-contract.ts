@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/store/store.ts';
+import { storeLimits } from '../../../../src/store/store-limits.ts';
 import {
   claimOf,
   claimStartAndReply,
@@ -13,6 +14,7 @@ import {
   replyEvent,
   sentRecord,
   startEvent,
+  statusEvent,
   statusItem,
   t0,
 } from './fixtures.ts';
@@ -157,7 +159,7 @@ export function commitContract(store: () => Store): void {
 
     it('caps the applied log, keeping the newest ids oldest first', async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
-      const count = 1_003;
+      const count = storeLimits.appliedLogCap + 3;
       const events = Array.from({ length: count }, (_, i) => ({
         event: replyEvent(`e-${i}`, phone),
       }));
@@ -166,13 +168,55 @@ export function commitContract(store: () => Store): void {
       for (let i = 0; i < count; i++) {
         await store().commitStep(
           claim,
-          { eventId: `e-${i}`, expectedSeq: 0, record: null, outbound: [] },
+          {
+            eventId: `e-${i}`,
+            expectedSeq: i,
+            record: conversationRecord(phone, i + 1),
+            outbound: [],
+          },
           t0,
         );
       }
       const applied = await store().listApplied(keyOf(phone));
-      expect(applied).toHaveLength(1_000);
+      expect(applied).toHaveLength(storeLimits.appliedLogCap);
       expect([applied[0], applied.at(-1)]).toEqual(['e-3', `e-${count - 1}`]);
+    });
+
+    it('bounds the applied log by time, logs no status, and logs an event of no record', async () => {
+      const [phone = '', bare = ''] = phonesInDistinctPartitions(store(), 2);
+      const window = storeLimits.appliedWindowMs;
+      await store().ingest(
+        'n-time',
+        [
+          { event: replyEvent('e-old', phone) },
+          { event: statusEvent('e-status', phone, 'sms-applied', 'sent') },
+          { event: replyEvent('e-new', phone) },
+        ],
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const commit = (eventId: string, seq: number, now: number) =>
+        store().commitStep(
+          claim,
+          { eventId, expectedSeq: seq, record: conversationRecord(phone, seq + 1), outbound: [] },
+          now,
+        );
+      expect((await commit('e-old', 0, t0)).ok).toBe(true);
+      expect((await commit('e-status', 1, t0 + 1)).ok).toBe(true);
+      expect(await store().listApplied(keyOf(phone))).toEqual(['e-old']);
+      expect((await commit('e-new', 2, t0 + 2 + window)).ok).toBe(true);
+      expect(await store().listApplied(keyOf(phone))).toEqual(['e-new']);
+
+      await store().ingest('n-bare', [{ event: replyEvent('e-bare', bare) }], t0);
+      const bareClaim = await claimOf(store(), 'inbox', bare, t0);
+      const step = { eventId: 'e-bare', expectedSeq: 0, record: null, outbound: [] };
+      expect((await store().commitStep(bareClaim, step, t0)).ok).toBe(true);
+      expect(await store().listApplied(keyOf(bare))).toEqual(['e-bare']);
+      // The log knows it: a redelivery is not taken again.
+      expect(await store().ingest('n-bare', [{ event: replyEvent('e-bare', bare) }], t0)).toEqual({
+        duplicate: true,
+        pushed: 0,
+      });
     });
 
     it('claims an idle outbox for the committer when asked: others cannot claim it, and it sends as any claim', async () => {

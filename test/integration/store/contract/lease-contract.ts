@@ -16,6 +16,38 @@ import {
 } from './fixtures.ts';
 
 export function leaseContract(store: () => Store): void {
+  describe('nextReadyAt', () => {
+    it('is the earliest ready time of the partition, a claimed conversation’s lease end included, and null once it has none', async () => {
+      const [a = ''] = phonesInDistinctPartitions(store(), 1);
+      const b = phoneInSamePartition(store(), a);
+      const partition = store().partitionOf(a);
+      expect(await store().nextReadyAt('inbox', partition)).toBeNull();
+      await store().ingest('n-a', [{ event: replyEvent('e-a', a) }], t0);
+      await store().ingest('n-b', [{ event: replyEvent('e-b', b) }], t0 + 5);
+      expect(await store().nextReadyAt('inbox', partition)).toBe(t0);
+      // Claimed, `a` is ready again only when its lease ends: `b` is the earliest now.
+      const claim = await store().claim('inbox', partition, leaseMs, t0 + 10);
+      expect(claim).toMatchObject({ phone: a });
+      expect(await store().nextReadyAt('inbox', partition)).toBe(t0 + 5);
+      await store().claim('inbox', partition, leaseMs, t0 + 20);
+      expect(await store().nextReadyAt('inbox', partition)).toBe(t0 + 10 + leaseMs);
+      // The other queue, and the other partitions, have their own.
+      expect(await store().nextReadyAt('outbox', partition)).toBeNull();
+      expect(await store().nextReadyAt('inbox', (partition + 1) % store().partitions)).toBeNull();
+    });
+
+    it('says when a deferred message is ready again', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const partition = store().partitionOf(phone);
+      await queueOutbound(store(), phone, [outboundMessage(phone, 'e-1:0')]);
+      const claim = await store().claim('outbox', partition, leaseMs, t0);
+      expect(await store().deferOutbound(claim!, claim!.view.message!.id, 1, t0 + 60_000)).toEqual({
+        ok: true,
+      });
+      expect(await store().nextReadyAt('outbox', partition)).toBe(t0 + 60_000);
+    });
+  });
+
   describe('claimMany', () => {
     it('claims up to max ready conversations, ready longest first, each with its own token and view', async () => {
       const [a = ''] = phonesInDistinctPartitions(store(), 1);

@@ -137,8 +137,11 @@ export function timerContract(store: () => Store): void {
       );
 
       expect(await store().pendingTimers(keyOf(phone))).toEqual([kept]);
-      expect(await store().nextTimerDue(partition)).toBe(t0 + 5_000);
+      // nextTimerDue may answer earlier than the earliest pending timer until a claim passes
+      // that time (the Redis entry is moved later only then): it never answers later.
+      expect(await store().nextTimerDue(partition)).toBeLessThanOrEqual(t0 + 5_000);
       expect(await store().claimDueTimers(partition, t0 + 4_999, 10)).toBe(0);
+      expect(await store().nextTimerDue(partition)).toBe(t0 + 5_000);
       expect(await store().pendingEvents(keyOf(phone))).toEqual([]);
     });
 
@@ -162,8 +165,9 @@ export function timerContract(store: () => Store): void {
       await commitTimers(store(), phone, { set: [later], cancel: [] }, t0 + 1);
 
       expect(await store().pendingTimers(keyOf(phone))).toEqual([later]);
-      expect(await store().nextTimerDue(partition)).toBe(t0 + 5_000);
+      expect(await store().nextTimerDue(partition)).toBeLessThanOrEqual(t0 + 5_000);
       expect(await store().claimDueTimers(partition, t0 + 4_999, 10)).toBe(0);
+      expect(await store().nextTimerDue(partition)).toBe(t0 + 5_000);
 
       const sooner = timerRecord(phone, 'remind', t0 + 2_000, { type: 'third' });
       await commitTimers(store(), phone, { set: [sooner], cancel: [] }, t0 + 2);

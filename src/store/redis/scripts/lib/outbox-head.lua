@@ -53,13 +53,13 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
     if reason then
       redis.call('LPOP', listKey)
       local smsId = 'dropped:' .. message.id
+      -- The stored field names of message-value.ts.
       local record = {
-        v = 1, smsId = smsId, location = message.location, phone = message.phone,
-        status = 'errored', statusReason = reason, runId = message.runId, botId = message.botId,
-        outboxId = message.id,
+        v = 1, l = message.location, s = 'errored', r = reason, u = message.runId,
+        b = message.botId, o = message.id,
       }
-      redis.call('HSET', messagePrefix .. smsId, 'rank', 2, 'json', cjson.encode(record), 'sent', '1')
-      redis.call('EXPIRE', messagePrefix .. smsId, droppedTtl)
+      -- A message record (message-value.ts): rank 2 (errored), written as sent.
+      redis.call('SET', messagePrefix .. smsId, '21' .. cjson.encode(record), 'EX', droppedTtl)
       dropped[#dropped + 1] = {id = message.id, reason = reason, botId = message.botId}
     elseif not (message.holdUntil and tonumber(message.holdUntil) > now) then
       return head

@@ -19,12 +19,12 @@
     KEYS[1] ready set of the queue in the partition
     KEYS[2] lock key prefix (+ conversation id)
     KEYS[3] list key prefix (+ conversation id)
-    KEYS[4] conversation record key prefix (+ conversation id), read for inbox
+    KEYS[4] conversation record key prefix (+ conversation id): the record (inbox), the sent
+            guards and message records of its messages line
     KEYS[5] message record key prefix (+ sms id), read for inbox (and for an unrecorded send)
-    KEYS[6] sent guard key prefix (+ outbox message id), read for outbox
-    KEYS[7] unrecorded sends key prefix (+ conversation id), read for outbox
-    KEYS[8] suppression key prefix (+ conversation id), read for outbox
-    KEYS[9] recent sends key prefix (+ conversation id), read for outbox (the loop guard)
+    KEYS[6] unrecorded sends key prefix (+ conversation id), read for outbox
+    KEYS[7] suppression key prefix (+ conversation id), read for outbox
+    KEYS[8] recent sends key prefix (+ conversation id), read for outbox (the loop guard)
     ARGV[1] now (ms)
     ARGV[2] lease (ms)
     ARGV[3] the new token
@@ -34,8 +34,8 @@
     ARGV[6] outbox: dropped record TTL (s)
     ARGV[7] outbox: most messages to drop per conversation
   Output:
-    '' when nothing is ready; else four per claim, for inbox {conversation id, record JSON,
-    head event JSON, origin message record JSON}, for outbox {conversation id, head message
+    '' when nothing is ready; else four per claim, for inbox {conversation id, stored
+    conversation value, head event JSON, stored origin message record}, for outbox {conversation id, head message
     JSON, sms id of its sent guard (or of its unrecorded send), taken over: 1 or 0, dropped
     JSON} (five), '' for each one missing. An outbox head is read as read-outbox-5.lua reads
     it: the messages that must not be sent (suppressed phone, loop guard) are dropped first.
@@ -50,16 +50,19 @@ local function view(reply, claimed, takenOver)
   reply[#reply + 1] = claimed
   if outbox then
     local dropped = {}
-    local head = outboxHead(KEYS[3] .. claimed, KEYS[8] .. claimed, KEYS[9] .. claimed, KEYS[5],
+    local head = outboxHead(KEYS[3] .. claimed, KEYS[7] .. claimed, KEYS[8] .. claimed, KEYS[5],
       now, dropped, tonumber(ARGV[6]), tonumber(ARGV[7]))
     local smsId = ''
     if head ~= '' then
       local message = cjson.decode(head)
-      smsId = redis.call('GET', KEYS[6] .. message.id) or ''
+      smsId = sentSmsIdOf(KEYS[4] .. claimed, message.id)
       if smsId == '' and (takenOver or message.inDoubtUntil) then
-        local unrecorded = redis.call('HGET', KEYS[7] .. claimed, message.body)
-        if unrecorded and redis.call('HGET', KEYS[5] .. unrecorded, 'sent') ~= '1' then
-          smsId = unrecorded
+        local unrecorded = redis.call('HGET', KEYS[6] .. claimed, message.body)
+        if unrecorded then
+          local _, recorded = messageParts(messageOf(redis.call('GET', KEYS[4] .. claimed), KEYS[5], unrecorded))
+          if not recorded then
+            smsId = unrecorded
+          end
         end
       end
     end
@@ -70,8 +73,9 @@ local function view(reply, claimed, takenOver)
     return
   end
   local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
-  local origin = originOf(head, KEYS[5])
-  reply[#reply + 1] = redis.call('HGET', KEYS[4] .. claimed, 'json') or ''
+  local value = redis.call('GET', KEYS[4] .. claimed)
+  local origin = originOf(head, value, KEYS[5])
+  reply[#reply + 1] = value or ''
   reply[#reply + 1] = head
   reply[#reply + 1] = origin
 end

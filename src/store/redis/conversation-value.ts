@@ -1,0 +1,193 @@
+import type { ConversationKey, ConversationRecord, TimerRecord } from '../records.ts';
+
+/**
+ * How a conversation is kept on Redis: one plain string, the cheapest encoding for a record of
+ * a few hundred bytes (a hash holding it goes past the listpack limit and costs ~40 % more):
+ *
+ * ```
+ * <seq>\n<applied>\n<timers>\n<messages>\n<record JSON less location, phone and seq>
+ * ```
+ *
+ * - `seq`: the fencing version, which the commit script reads without decoding JSON.
+ * - `applied`: `[<last commit ms>,"<event id>",…]`, the applied log, bounded by count and time
+ *   (`commit-step-13.lua`); empty before the first logged event.
+ * - `timers`: the conversation's pending timers (`StoredTimer`), the event left out when it is
+ *   the one the send id implies (`conversation.expire` for the expiry, `{type: <send id>}` for
+ *   an `after`), the run id when it is the record's. A timer's id is `<run id>:<send id>`.
+ *   Written by the commit, emptied by `claim-due-timers-4.lua` as they fire.
+ * - `messages`: the records of the conversation's latest messages (`storeLimits.messagesInRecord`),
+ *   `[["<sms id>",<rank>,<sent: 1|0>,{record}],…]` oldest first (`MessageEntry`), each record
+ *   with `message-value.ts`'s short names less `v` and the location (the conversation's);
+ *   older ones go to keys of their own. A record here is also its outbox message's "sent"
+ *   guard, and what the statuses and the replies of an idle conversation look up: one key per
+ *   conversation, not one more per message.
+ * - The record JSON starts `{"v":1,"runId":"…"` so the scripts read the run id off its start.
+ *
+ * No line holds a raw newline: JSON escapes them. The record may be empty: a value holding only
+ * messages (sent to a phone with no conversation) or timers.
+ */
+export interface ConversationValue {
+  seq: number;
+  applied: string[];
+  /** The pending timers, soonest first. */
+  timers: TimerRecord[];
+  /** The latest messages' stored records (`message-value.ts`) by sms id, oldest first. */
+  messages: Array<[smsId: string, stored: string]>;
+  /** Null when the value holds only messages or timers (no conversation record yet). */
+  record: ConversationRecord | null;
+}
+
+/** A messages line entry: sms id, status rank, sent (1 or 0), the record's stored fields. */
+type MessageEntry = [smsId: string, rank: number, sent: number, record: Record<string, unknown>];
+
+/** The send id of a conversation's expiry timer (`plan-timers.ts` owns the name). */
+const expireSendId = 'replyflow.expire';
+
+/** The event a timer's send id implies, when its event is left out of the stored value. */
+export function impliedTimerEvent(sendId: string): TimerRecord['event'] {
+  return sendId === expireSendId ? { type: 'conversation.expire' } : { type: sendId };
+}
+
+/**
+ * The body the commit stores: the record less what the key and the header already say, its
+ * `timers` keyed by send id (`@<timer id>` for a timer of another run, or whose send id starts
+ * with `@`) rather than by `<run id>:<send id>`.
+ */
+export function conversationBody(record: ConversationRecord): string {
+  const { v, runId, location: _l, phone: _p, seq: _s, timers, snapshot, ...stored } = record;
+  const rest = { ...stored, ...compactSnapshot(snapshot) };
+  const own = `${runId}:`;
+  const short =
+    timers &&
+    Object.fromEntries(
+      Object.entries(timers).map(([id, dueAt]) => {
+        const sendId = id.startsWith(own) ? id.slice(own.length) : undefined;
+        return [sendId === undefined || sendId.startsWith('@') ? `@${id}` : sendId, dueAt];
+      }),
+    );
+  return JSON.stringify({ v, runId, ...rest, ...(short && { timers: short }) });
+}
+
+/**
+ * An XState persisted snapshot always carries `historyValue` and `children`, most often both
+ * `{}`: those are left out, and the snapshot stored as `xs` so the reader knows to put them back.
+ */
+function compactSnapshot(snapshot: unknown): { snapshot: unknown } | { xs: object } {
+  if (typeof snapshot !== 'object' || snapshot === null) return { snapshot };
+  const { historyValue, children, ...rest } = snapshot as Record<string, unknown>;
+  if (!isEmptyObject(historyValue) || !isEmptyObject(children)) return { snapshot };
+  return { xs: rest };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length === 0
+  );
+}
+
+/** The record's `timers` back from `conversationBody`'s form. */
+function fullTimerIds(runId: string, timers: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(timers).map(([key, dueAt]) => [
+      key.startsWith('@') ? key.slice(1) : `${runId}:${key}`,
+      dueAt,
+    ]),
+  );
+}
+
+/**
+ * A timer as the commit passes it and the value keeps it: `[send id, due]`, then its event JSON
+ * when not the implied one (`false` otherwise), then its run id when it is not the record's.
+ */
+export type StoredTimer =
+  | [string, number]
+  | [string, number, string]
+  | [string, number, string | false, string];
+
+export function storedTimer(timer: TimerRecord, recordRunId: string | undefined): StoredTimer {
+  const json = JSON.stringify(timer.event);
+  const event = json === JSON.stringify(impliedTimerEvent(timer.sendId)) ? false : json;
+  if (timer.runId !== recordRunId) return [timer.sendId, timer.dueAt, event, timer.runId];
+  return event === false ? [timer.sendId, timer.dueAt] : [timer.sendId, timer.dueAt, event];
+}
+
+/** Reads a stored conversation value; null for none (`''` or nil from a script). */
+export function readConversationValue(
+  stored: unknown,
+  key: ConversationKey,
+): ConversationValue | null {
+  if (stored === '' || stored === null || stored === undefined) return null;
+  if (typeof stored !== 'string') {
+    throw new Error(`unexpected Redis reply ${String(stored)}: expected a conversation value`);
+  }
+  const ends: number[] = [];
+  for (let at = -1, line = 0; line < 4; line++) {
+    at = stored.indexOf('\n', at + 1);
+    if (at < 0) {
+      throw new Error(
+        'a conversation value is not in the layout of this release (seq, applied, timers, messages, record)',
+      );
+    }
+    ends.push(at);
+  }
+  const [first = 0, second = 0, third = 0, fourth = 0] = ends;
+  const seq = Number(stored.slice(0, first));
+  const appliedLine = stored.slice(first + 1, second);
+  const timersLine = stored.slice(second + 1, third);
+  const messagesLine = stored.slice(third + 1, fourth);
+  const json = stored.slice(fourth + 1);
+  const body =
+    json === ''
+      ? null
+      : (JSON.parse(json) as Omit<ConversationRecord, 'location' | 'phone' | 'seq'>);
+  const { xs, ...fields } = (body ?? {}) as typeof body & { xs?: object };
+  const record =
+    body &&
+    ({
+      ...fields,
+      ...(xs && { snapshot: { ...xs, historyValue: {}, children: {} } }),
+      location: key.location,
+      phone: key.phone,
+      seq,
+      ...(body.timers && { timers: fullTimerIds(body.runId, body.timers) }),
+    } as ConversationRecord);
+  const applied = appliedLine === '' ? [] : (JSON.parse(appliedLine) as unknown[]).slice(1);
+  const timers: TimerRecord[] =
+    timersLine === ''
+      ? []
+      : (JSON.parse(timersLine) as StoredTimer[]).map(([sendId, dueAt, event, runId]) => {
+          const run = runId ?? record?.runId ?? '';
+          return {
+            v: 1,
+            id: `${run}:${sendId}`,
+            location: key.location,
+            phone: key.phone,
+            runId: run,
+            sendId,
+            dueAt,
+            event: typeof event === 'string' ? JSON.parse(event) : impliedTimerEvent(sendId),
+          };
+        });
+  timers.sort((a, b) => a.dueAt - b.dueAt);
+  const messages =
+    messagesLine === ''
+      ? []
+      : (JSON.parse(messagesLine) as MessageEntry[]).map(
+          ([smsId, rank, sent, record]): [string, string] => [
+            smsId,
+            `${rank}${sent}${JSON.stringify(record)}`,
+          ],
+        );
+  return { seq, applied: applied as string[], timers, messages, record };
+}
+
+/** Just the record of a stored conversation value. */
+export function conversationRecordOf(
+  stored: unknown,
+  key: ConversationKey,
+): ConversationRecord | null {
+  return readConversationValue(stored, key)?.record ?? null;
+}
