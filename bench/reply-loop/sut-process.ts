@@ -2,7 +2,11 @@
 // scheduler, started from env exactly as `replyflow start` does) or `baseline` (the naive
 // handler). Started by `index.ts` (and by bench/footprint), which pass the settings in BENCH_*
 // variables: BENCH_EXTRA_BOTS, a JSON array of bot module URLs registered next to the echo bot;
-// BENCH_KEEP_KEYS=1, leave the keys on close (the caller throws its Redis away).
+// BENCH_KEEP_KEYS=1, leave the keys on close (the caller throws its Redis away);
+// BENCH_COMMAND_TALLY=1, an analysis run: on close, print the commands this process sent by name
+// (scripts by their name) and, from Redis's SLOWLOG set to log everything, the mean time of each
+// (inner commands of scripts listed apart). Logging every command costs Redis CPU: never
+// compare a tally run's figures with a normal run's.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
@@ -21,11 +25,58 @@ import { benchEnv, location, webhookPath, webhookSecret } from './wiring.ts';
 // Counts every command this process sends to Redis (pipelined ones included; pub/sub
 // messages received are not commands): the round trips a turn costs, whatever the machine.
 let redisCommands = 0;
+const tallying = process.env.BENCH_COMMAND_TALLY === '1';
+const tally = new Map<string, number>();
+const scriptNames = new Map<string, string>();
 const sendCommand = Redis.prototype.sendCommand;
 Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['sendCommand']>) {
   redisCommands++;
+  if (tallying) {
+    const name = commandName(this, args[0] as unknown as { name: string; args: unknown[] });
+    tally.set(name, (tally.get(name) ?? 0) + 1);
+  }
   return sendCommand.apply(this, args);
 };
+
+/** A command's name; a script's (EVALSHA) is the name it was defined with. */
+function commandName(connection: Redis, command: { name: string; args: unknown[] }): string {
+  if (command.name !== 'evalsha') return command.name;
+  const sha = String(command.args[0]);
+  let name = scriptNames.get(sha);
+  if (!name) {
+    const scripts = (connection as unknown as { scriptsSet?: Record<string, { sha: string }> })
+      .scriptsSet;
+    name = Object.entries(scripts ?? {}).find(([, script]) => script.sha === sha)?.[0] ?? sha;
+    scriptNames.set(sha, name);
+  }
+  return name;
+}
+
+/** Prints the tally and each command's mean time in Redis, read from its SLOWLOG. */
+async function printTally(connection: Redis): Promise<void> {
+  const log = (await connection.call('SLOWLOG', 'GET', '-1')) as Array<
+    [number, number, number, string[]]
+  >;
+  const timed = new Map<string, { calls: number; micros: number }>();
+  for (const [, , micros, [name = '?', sha = '']] of log) {
+    const key = /^evalsha$/i.test(name) ? (scriptNames.get(sha) ?? sha) : name.toLowerCase();
+    const entry = timed.get(key) ?? { calls: 0, micros: 0 };
+    entry.calls++;
+    entry.micros += micros;
+    timed.set(key, entry);
+  }
+  const rows = [...timed].sort((a, b) => b[1].micros - a[1].micros);
+  console.error(`Redis commands sent by the ${variant} process:`);
+  for (const [name, count] of [...tally].sort((a, b) => b[1] - a[1])) {
+    console.error(`  ${name.padEnd(28)} ${String(count).padStart(8)}`);
+  }
+  console.error('In Redis (SLOWLOG, every command; scripts include their inner commands):');
+  for (const [name, { calls, micros }] of rows) {
+    console.error(
+      `  ${name.padEnd(28)} ${String(calls).padStart(8)} calls ${(micros / calls).toFixed(1).padStart(7)} µs each`,
+    );
+  }
+}
 
 const variant = process.argv[2];
 const redisUrl = required('BENCH_REDIS_URL');
@@ -37,6 +88,10 @@ const config = await loadConfig(
 const logger = createLogger({ level: config.logLevel });
 // The bench's own connection: the baseline's store, and the cleanup of the keys afterwards.
 const redis = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+if (tallying) {
+  await redis.config('SET', 'slowlog-log-slower-than', '0');
+  await redis.config('SET', 'slowlog-max-len', '1000000');
+}
 
 // Bots of other benches (the footprint's conversation that ends), loaded as `replyflow start`
 // loads a bots folder: each module's default export.
@@ -99,6 +154,7 @@ serveParent(
     },
   },
   async () => {
+    if (tallying) await printTally(redis);
     await stop();
     if (process.env.BENCH_KEEP_KEYS !== '1') await deleteKeys(redis, prefix);
     redis.disconnect();
