@@ -1,4 +1,4 @@
-import { type AnyMachineSnapshot, initialTransition, transition } from 'xstate';
+import type { AnyMachineSnapshot } from 'xstate';
 import type { BotInput } from '../bot/bot-events.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Bot } from '../bot/define-bot.ts';
@@ -9,6 +9,7 @@ import type { ComplianceRules } from './compliance-rules.ts';
 import { complianceStep, optedOutCode } from './compliance-step.ts';
 import { implicitEnd } from './implicit-end.ts';
 import { planTimers } from './plan-timers.ts';
+import { pureInitialTransition, pureTransition } from './pure-transition.ts';
 import { resultOf } from './result-of.ts';
 import { resumeSnapshot } from './resume-snapshot.ts';
 import { type Route, routeEvent } from './route-event.ts';
@@ -49,8 +50,9 @@ export interface StepOutcome {
 
 /**
  * The pure step: one mailbox event in, the commit to make out. No I/O, no live actor: the
- * machine advances with XState's `initialTransition` / `transition`, which return the next
- * snapshot and the actions as data. Never throws; a bot that throws yields an `errored` record.
+ * machine advances with XState's pure transitions (`pure-transition.ts`: `initialTransition` /
+ * `transition` without their throwaway actor), which return the next snapshot and the actions as
+ * data. Never throws; a bot that throws yields an `errored` record.
  */
 export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOutcome } {
   // A step that ends a run starts the first start queued behind it, in the same commit.
@@ -228,7 +230,7 @@ function advance(
       phone: event.phone,
       input: route.input,
     };
-    const [first, entryActions] = initialTransition(bot.machine, startInput);
+    const [first, entryActions] = pureInitialTransition(bot.machine, startInput);
     // A keyword's (or the fallback's) triggering message starts the conversation: the bot hears
     // it in `conversation.start`, never as its first `sms.reply`.
     const startEvent =
@@ -240,8 +242,8 @@ function advance(
             trigger: triggerOf(event),
           }
         : machineEvent;
-    const [next, actions] = transition(bot.machine, first, startEvent);
+    const [next, actions] = pureTransition(bot.machine, first, startEvent);
     return [next, [...entryActions, ...actions]] as const;
   }
-  return transition(bot.machine, resumed!, machineEvent);
+  return pureTransition(bot.machine, resumed!, machineEvent);
 }
