@@ -92,6 +92,10 @@ export function createQueueConsumer<Q extends QueueName>(
   // Per partition: woken by a time (a wake time, the sweep), not an announcement. A claim that
   // then finds nothing there reads when the partition's next work comes, and wakes for it.
   const lookAhead: boolean[] = new Array(store.partitions).fill(false);
+  // Per partition: a lane's claim is in flight there. Other lanes pass it by instead of claiming
+  // beside it: that claim takes work for them too (`extraClaims`), and a burst of announcements
+  // of one partition would otherwise send a lane per announcement, all but one finding nothing.
+  const claiming: boolean[] = new Array(store.partitions).fill(false);
   const wakeTimes = createWakeTimes(options.clock, (partition) => wakeFor(partition));
   const sweep = createReadySweep({
     store,
@@ -135,19 +139,29 @@ export function createQueueConsumer<Q extends QueueName>(
     let found = await handleOffered();
     for (let i = 0; i < store.partitions && running; i++) {
       const partition = (offset + i) % store.partitions;
-      if (quiet[partition]) continue;
+      if (quiet[partition] || claiming[partition]) continue;
       const seen = announced[partition];
       const claimedAt = options.clock.now();
       // Behind, a lane takes a few more claims in the same round trip, queued for the lanes
       // as they come free (no more than their free places, at most `extraClaims`).
       const extra = Math.min(extraClaims, Math.max(0, free()));
-      const [claim, ...more] = await store.claimMany(
-        options.queue,
-        partition,
-        options.leaseMs,
-        claimedAt,
-        1 + extra,
-      );
+      claiming[partition] = true;
+      let claims: ClaimWithView<Q>[];
+      try {
+        claims = await store.claimMany(
+          options.queue,
+          partition,
+          options.leaseMs,
+          claimedAt,
+          1 + extra,
+        );
+      } finally {
+        claiming[partition] = false;
+      }
+      const [claim, ...more] = claims;
+      // Lanes passed this partition by while the claim was in flight: when it may hold more
+      // (the claim took all it asked for, or more was announced meanwhile), one looks again.
+      if (announced[partition] !== seen || claims.length === 1 + extra) wake.notify();
       if (!claim) {
         if (announced[partition] === seen) quiet[partition] = true;
         if (lookAhead[partition]) {

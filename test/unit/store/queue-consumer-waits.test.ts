@@ -93,6 +93,49 @@ describe('an idle queue consumer', () => {
     expect(handled).toEqual([phone]);
   });
 
+  it('sends one claim for a burst of announcements of a partition, and it takes the work of them all', async () => {
+    const memory = createMemoryStore({});
+    // Claims hang until the gate opens: the announcements all come while the first is in flight.
+    let claims = 0;
+    let gate: Promise<void> | undefined;
+    let open = () => {};
+    const gated: Store = {
+      ...memory,
+      async claimMany(...args) {
+        claims++;
+        if (gate) await gate;
+        return memory.claimMany(...args);
+      },
+    };
+    const handled: string[] = [];
+    start(gated, handled);
+    await advance(100);
+    const before = claims;
+    gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // Five phones of one partition.
+    const phones = [phonesInDistinctPartitions(memory, 1)[0] ?? ''];
+    for (let n = 0; phones.length < 5; n++) {
+      const phone = `3369876${String(n).padStart(4, '0')}`;
+      if (memory.partitionOf(phone) === memory.partitionOf(phones[0]!)) phones.push(phone);
+    }
+    try {
+      for (const [i, phone] of phones.entries()) {
+        await queueOutbound(memory, phone, [outboundMessage(phone, `e-${i}:0`)], clock.now());
+        await vi.advanceTimersByTimeAsync(0);
+      }
+      // Five announcements woke five lanes: one claim went out, the others passed it by.
+      expect(claims - before).toBe(1);
+    } finally {
+      gate = undefined;
+      open();
+    }
+    await advance(100);
+    expect(handled.sort()).toEqual([...phones].sort());
+    expect(claims - before).toBeLessThanOrEqual(2);
+  });
+
   it('claims work it deferred itself when its time comes (wakeAt), not before', async () => {
     const memory = createMemoryStore({});
     const handled: string[] = [];
