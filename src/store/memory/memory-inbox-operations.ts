@@ -182,11 +182,12 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
           (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
         // A message that may go now passes those held for quiet hours: an outbox nobody holds,
         // waiting for its held head, is made ready now (as commit-step-13.lua does).
+        let madeReady = false;
         if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
-          queues.outbox.readyBy(id, claim.partition, now);
+          madeReady = queues.outbox.readyBy(id, claim.partition, now);
         }
         const outbound = step.outbound.map((message) => JSON.stringify(message));
-        queues.outbox.append(id, claim.partition, outbound, now);
+        if (queues.outbox.append(id, claim.partition, outbound, now)) madeReady = true;
         const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
         const token = lease ? newToken() : '';
         if (lease && queues.outbox.claimId(id, claim.partition, lease, now, token)) {
@@ -198,7 +199,8 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             ...parseConversationId(id),
             view: state.outboxView(claim, now),
           };
-        } else {
+        } else if (madeReady) {
+          // As the Redis script: announced only when this made the outbox ready sooner.
           listeners.emit('outbox', claim.partition);
         }
       }

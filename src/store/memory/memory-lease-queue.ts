@@ -42,11 +42,16 @@ export class MemoryLeaseQueue {
     return true;
   }
 
-  /** Moves an unlocked conversation's ready time back to `at` when it is later (Redis `ZADD LT`). */
-  readyBy(id: string, partition: number, at: number): void {
+  /**
+   * Moves an unlocked conversation's ready time back to `at` when it is later (Redis `ZADD LT`);
+   * returns whether it moved.
+   */
+  readyBy(id: string, partition: number, at: number): boolean {
     const ready = this.readyOf(partition);
     const current = ready.get(id);
-    if (!this.locks.has(id) && current !== undefined && current > at) ready.set(id, at);
+    if (this.locks.has(id) || current === undefined || current <= at) return false;
+    ready.set(id, at);
+    return true;
   }
 
   /** How many conversations of the partition may be claimed at `now` (ready time passed). */

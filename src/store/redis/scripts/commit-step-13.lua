@@ -230,8 +230,13 @@ if outbound > 0 then
         mode = 'LT'
       end
     end
-    redis.call('ZADD', KEYS[6], mode, now, ARGV[8])
-    redis.call('PUBLISH', ARGV[9], ARGV[10])
+    -- Announced only when this made the outbox ready sooner (added it, or moved a held one
+    -- earlier). An entry left as it was is due later (the sender holding the outbox sends this
+    -- message after the one in flight; a hold or a pause has its own wake-up), or is due already
+    -- and was announced when it became so: a message then only woke lanes to find nothing.
+    if redis.call('ZADD', KEYS[6], mode, 'CH', now, ARGV[8]) == 1 then
+      redis.call('PUBLISH', ARGV[9], ARGV[10])
+    end
   end
 end
 

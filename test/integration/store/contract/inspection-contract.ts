@@ -6,6 +6,7 @@ import {
   conversationRecord,
   keyOf,
   outboundMessage,
+  phoneInSamePartition,
   phonesInDistinctPartitions,
   replyEvent,
   startEvent,
@@ -38,6 +39,55 @@ export function inspectionContract(store: () => Store): void {
       await store().ingest('n-after', [{ event: replyEvent('e-after', phone) }], t0);
       await store().pendingEvents(keyOf(phone));
       expect(heard).toEqual([]);
+    });
+
+    it('does not announce an outbox a sender holds: the message queued behind waits for the one in flight', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const other = phoneInSamePartition(store(), phone);
+      const partition = store().partitionOf(phone);
+      const heard: [QueueName, number][] = [];
+      const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
+      try {
+        await untilHeard(store(), heard, partition);
+        await store().ingest('n-start', [{ event: startEvent('e-start', phone) }], t0);
+        const first = await claimOf(store(), 'inbox', phone, t0);
+        await store().commitStep(
+          first,
+          {
+            eventId: 'e-start',
+            expectedSeq: 0,
+            record: conversationRecord(phone, 1),
+            outbound: [outboundMessage(phone, 'e-start:0')],
+          },
+          t0,
+        );
+        await vi.waitFor(() => expect(heard).toContainEqual(['outbox', partition]));
+        // A sender takes the outbox; the next step queues a second message behind the first.
+        await claimOf(store(), 'outbox', phone, t0);
+        heard.length = 0;
+        await store().ingest('n-reply', [{ event: replyEvent('e-reply', phone) }], t0);
+        const second = await claimOf(store(), 'inbox', phone, t0);
+        await store().commitStep(
+          second,
+          {
+            eventId: 'e-reply',
+            expectedSeq: 1,
+            record: conversationRecord(phone, 2),
+            outbound: [outboundMessage(phone, 'e-reply:0')],
+          },
+          t0,
+        );
+        // A later announcement in the partition: one the commit made would come before it.
+        await store().ingest('n-other', [{ event: startEvent('e-other', other) }], t0);
+        await vi.waitFor(() => expect(heard).toContainEqual(['inbox', partition]));
+        expect(heard.filter(([queue]) => queue === 'outbox')).toEqual([]);
+        expect((await store().pendingOutbound(keyOf(phone))).map((m) => m.id)).toEqual([
+          'e-start:0',
+          'e-reply:0',
+        ]);
+      } finally {
+        unsubscribe();
+      }
     });
   });
 
