@@ -11,6 +11,7 @@ import {
   t0,
   timerRecord,
 } from '../../integration/store/contract/fixtures.ts';
+import { advanceTogether } from '../../support/advance-together.ts';
 
 /** The store as the scheduler sees it, counting its calls. */
 function counted(store: Store) {
@@ -34,14 +35,8 @@ function counted(store: Store) {
 describe('a scheduler that waits instead of sweeping', () => {
   let clock: ManualClock;
   let scheduler: Scheduler | undefined;
-  // Real time (the scheduler's sleeps) and the store's clock move together.
-  const advance = async (ms: number) => {
-    for (let left = ms; left > 0; left -= 50) {
-      const step = Math.min(50, left);
-      clock.advance(step);
-      await vi.advanceTimersByTimeAsync(step);
-    }
-  };
+  // Real time (fake timers) and the store's clock move together.
+  const advance = (ms: number) => advanceTogether(clock, ms);
   beforeEach(() => {
     vi.useFakeTimers({ now: t0 });
     clock = createManualClock(t0);
