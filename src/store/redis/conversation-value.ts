@@ -114,11 +114,17 @@ export function storedTimer(timer: TimerRecord, recordRunId: string | undefined)
   return event === false ? [timer.sendId, timer.dueAt] : [timer.sendId, timer.dueAt, event];
 }
 
-/** Reads a stored conversation value; null for none (`''` or nil from a script). */
-export function readConversationValue(
-  stored: unknown,
-  key: ConversationKey,
-): ConversationValue | null {
+/** A stored value cut into its five lines, none decoded yet. */
+interface ValueLines {
+  seq: number;
+  applied: string;
+  timers: string;
+  messages: string;
+  record: string;
+}
+
+/** Cuts a stored conversation value into its lines; null for none (`''` or nil from a script). */
+function valueLines(stored: unknown): ValueLines | null {
   if (stored === '' || stored === null || stored === undefined) return null;
   if (typeof stored !== 'string') {
     throw new Error(`unexpected Redis reply ${String(stored)}: expected a conversation value`);
@@ -134,31 +140,43 @@ export function readConversationValue(
     ends.push(at);
   }
   const [first = 0, second = 0, third = 0, fourth = 0] = ends;
-  const seq = Number(stored.slice(0, first));
-  const appliedLine = stored.slice(first + 1, second);
-  const timersLine = stored.slice(second + 1, third);
-  const messagesLine = stored.slice(third + 1, fourth);
-  const json = stored.slice(fourth + 1);
-  const body =
-    json === ''
-      ? null
-      : (JSON.parse(json) as Omit<ConversationRecord, 'location' | 'phone' | 'seq'>);
-  const { xs, ...fields } = (body ?? {}) as typeof body & { xs?: object };
-  const record =
-    body &&
-    ({
-      ...fields,
-      ...(xs && { snapshot: { ...xs, historyValue: {}, children: {} } }),
-      location: key.location,
-      phone: key.phone,
-      seq,
-      ...(body.timers && { timers: fullTimerIds(body.runId, body.timers) }),
-    } as ConversationRecord);
-  const applied = appliedLine === '' ? [] : (JSON.parse(appliedLine) as unknown[]).slice(1);
+  return {
+    seq: Number(stored.slice(0, first)),
+    applied: stored.slice(first + 1, second),
+    timers: stored.slice(second + 1, third),
+    messages: stored.slice(third + 1, fourth),
+    record: stored.slice(fourth + 1),
+  };
+}
+
+/** The record of a value's last line, with what the key and the seq line say put back. */
+function recordOf(lines: ValueLines, key: ConversationKey): ConversationRecord | null {
+  if (lines.record === '') return null;
+  const body = JSON.parse(lines.record) as Omit<ConversationRecord, 'location' | 'phone' | 'seq'>;
+  const { xs, ...fields } = body as typeof body & { xs?: object };
+  return {
+    ...fields,
+    ...(xs && { snapshot: { ...xs, historyValue: {}, children: {} } }),
+    location: key.location,
+    phone: key.phone,
+    seq: lines.seq,
+    ...(body.timers && { timers: fullTimerIds(body.runId, body.timers) }),
+  } as ConversationRecord;
+}
+
+/** Reads a stored conversation value, every line of it; null for none. */
+export function readConversationValue(
+  stored: unknown,
+  key: ConversationKey,
+): ConversationValue | null {
+  const lines = valueLines(stored);
+  if (!lines) return null;
+  const record = recordOf(lines, key);
+  const applied = lines.applied === '' ? [] : (JSON.parse(lines.applied) as unknown[]).slice(1);
   const timers: TimerRecord[] =
-    timersLine === ''
+    lines.timers === ''
       ? []
-      : (JSON.parse(timersLine) as StoredTimer[]).map(([sendId, dueAt, event, runId]) => {
+      : (JSON.parse(lines.timers) as StoredTimer[]).map(([sendId, dueAt, event, runId]) => {
           const run = runId ?? record?.runId ?? '';
           return {
             v: 1,
@@ -173,21 +191,25 @@ export function readConversationValue(
         });
   timers.sort((a, b) => a.dueAt - b.dueAt);
   const messages =
-    messagesLine === ''
+    lines.messages === ''
       ? []
-      : (JSON.parse(messagesLine) as MessageEntry[]).map(
+      : (JSON.parse(lines.messages) as MessageEntry[]).map(
           ([smsId, rank, sent, record]): [string, string] => [
             smsId,
             `${rank}${sent}${JSON.stringify(record)}`,
           ],
         );
-  return { seq, applied: applied as string[], timers, messages, record };
+  return { seq: lines.seq, applied: applied as string[], timers, messages, record };
 }
 
-/** Just the record of a stored conversation value. */
+/**
+ * Just the record of a stored conversation value: the worker's view of every claim and commit,
+ * so the other lines (applied log, timers, messages) are cut off, not decoded.
+ */
 export function conversationRecordOf(
   stored: unknown,
   key: ConversationKey,
 ): ConversationRecord | null {
-  return readConversationValue(stored, key)?.record ?? null;
+  const lines = valueLines(stored);
+  return lines && recordOf(lines, key);
 }
