@@ -1,6 +1,11 @@
+import type { RequestListener, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../observability/logger.ts';
 import type { NotificationOutcome } from '../observability/metrics.ts';
+import {
+  createWebhookFastPath,
+  type WebhookAdmission,
+} from '../webhook/create-webhook-fast-path.ts';
 import {
   createWebhookRouter,
   type WebhookRouterOptions,
@@ -25,8 +30,26 @@ export interface WebhookGate {
   onRefused?(outcome: Extract<NotificationOutcome, 'draining' | 'overloaded'>): void;
 }
 
+/**
+ * The HTTP face of replyflow as a server's request listener: the usual notification is taken
+ * before Express (`createWebhookFastPath`), everything else is `createHttpApp`'s, and both share
+ * one admission gate, so `maxInflight` counts every webhook request whichever path takes it.
+ */
+export function createHttpListener(options: HttpAppOptions): RequestListener {
+  const admission = options.gate && gateAdmission(options.gate);
+  const app = buildApp(options, admission);
+  const fastPath = createWebhookFastPath(options, admission);
+  return (req, res) => {
+    if (!fastPath(req, res)) app(req, res);
+  };
+}
+
 /** The HTTP face of replyflow: health, readiness and metrics, the webhook route, and JSON errors. */
 export function createHttpApp(options: HttpAppOptions): Express {
+  return buildApp(options, options.gate && gateAdmission(options.gate));
+}
+
+function buildApp(options: HttpAppOptions, admission: WebhookAdmission | undefined): Express {
   const app = express();
   app.disable('x-powered-by');
   // Webhook and API answers are never cached: no SHA-1 of every body for an ETag.
@@ -37,7 +60,11 @@ export function createHttpApp(options: HttpAppOptions): Express {
       res.json({ ok: true });
     });
   }
-  if (options.gate) app.use('/webhooks', gateWebhook(options.gate));
+  if (admission) {
+    app.use('/webhooks', (_req: Request, res: Response, next: NextFunction) => {
+      if (admission(res)) next();
+    });
+  }
   app.use(createWebhookRouter(options));
   for (const router of options.extra ?? []) app.use(router);
   app.use((_req, res) => {
@@ -53,11 +80,11 @@ export function createHttpApp(options: HttpAppOptions): Express {
 /**
  * Answers 503 before reading the body when the process is stopping or already holds
  * `maxInflight` webhook requests: nothing is acknowledged that cannot be stored, and the
- * service retries it later (here or on another instance).
+ * service retries it later (here or on another instance). Says whether the request may go on.
  */
-function gateWebhook(gate: WebhookGate) {
+function gateAdmission(gate: WebhookGate): WebhookAdmission {
   let inflight = 0;
-  return (_req: Request, res: Response, next: NextFunction) => {
+  return (res: ServerResponse) => {
     const refused = gate.draining()
       ? 'draining'
       : inflight >= gate.maxInflight
@@ -65,22 +92,24 @@ function gateWebhook(gate: WebhookGate) {
         : undefined;
     if (refused) {
       gate.onRefused?.(refused);
+      const body = JSON.stringify({
+        status: 503,
+        message:
+          refused === 'draining'
+            ? 'stopping: retry later'
+            : 'too many notifications in flight: retry later',
+      });
+      res.statusCode = 503;
       // A stopping process also lets go of the connection, so the retry may land elsewhere.
-      if (refused === 'draining') res.set('connection', 'close');
-      res
-        .status(503)
-        .set('retry-after', '1')
-        .json({
-          status: 503,
-          message:
-            refused === 'draining'
-              ? 'stopping: retry later'
-              : 'too many notifications in flight: retry later',
-        });
-      return;
+      if (refused === 'draining') res.setHeader('connection', 'close');
+      res.setHeader('retry-after', '1');
+      res.setHeader('content-type', 'application/json; charset=utf-8');
+      res.setHeader('content-length', Buffer.byteLength(body));
+      res.end(body);
+      return false;
     }
     inflight++;
     res.once('close', () => inflight--);
-    next();
+    return true;
   };
 }

@@ -18,7 +18,7 @@ import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHardenedServer } from './create-hardened-server.ts';
-import { createHttpApp } from './create-http-app.ts';
+import { createHttpApp, createHttpListener } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
 import { listenOn } from './listen-on.ts';
 import { logBotTexts } from './log-bot-texts.ts';
@@ -180,7 +180,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     const admin = createAdminRouter({ store, registry, clock, config, logger });
     // A web role next to a worker hands it the conversations its ingests make ready.
     server = createHardenedServer(
-      createHttpApp({
+      createHttpListener({
         store,
         clock,
         logger,
