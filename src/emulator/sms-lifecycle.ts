@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { SegmentedMessage } from 'sms-segments-calculator';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { SendSmsRequest } from '../provider/schemas/sms.ts';
 import type { Clock } from '../scheduler/clock.ts';
+import { countParts } from './count-parts.ts';
 import type { EmulatorConfig, RecipientOutcome } from './emulator-options.ts';
 import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
@@ -49,7 +49,7 @@ export class SmsLifecycle {
       updatedAt: now,
       // Charged when processed, not before.
       price: 0,
-      parts: new SegmentedMessage(request.body).segmentsCount,
+      parts: countParts(request.body),
       location,
     });
     this.deps.nextFailures?.bind(sms.to, sms.id);
