@@ -183,9 +183,11 @@ async function run(args: readonly string[]): Promise<void> {
   const machine = machineInfo();
   const started = Date.now();
   const redis = await openBenchRedis();
+  // With --profile the emulator writes its own profile too (its CPU is part of every turn).
   const emulator = await startChild<{ baseUrl: string }>(
     new URL('./emulator-process.ts', import.meta.url),
     [],
+    settings.profile ? { execArgv: profileArgs() } : {},
   );
   console.log(
     `reply-loop: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
@@ -238,6 +240,12 @@ async function run(args: readonly string[]): Promise<void> {
   console.log(`raw results: ${file.pathname} (${((finished - started) / 1000).toFixed(0)} s)`);
 }
 
+/** Node's flags that write a CPU profile into bench/results/profiles/ when the process exits. */
+function profileArgs(): string[] {
+  const profileDir = new URL('../results/profiles/', import.meta.url).pathname;
+  return ['--cpu-prof', `--cpu-prof-dir=${profileDir}`];
+}
+
 async function runOnce(
   variant: Variant,
   run: number,
@@ -247,7 +255,6 @@ async function runOnce(
   emulator: BenchChild<{ baseUrl: string }>,
 ): Promise<RunResult> {
   await emulator.ask('reset', { full: true });
-  const profileDir = new URL('../results/profiles/', import.meta.url).pathname;
   const prefix = randomPrefix(`bench-${variant}`);
   // replyflow-before: the same process file, from the other checkout (its code, its modules).
   const sutFile =
@@ -264,7 +271,7 @@ async function runOnce(
         BENCH_PROVIDER_URL: emulator.ready.baseUrl,
         BENCH_REPLYFLOW_ENV: JSON.stringify(settings.replyflowEnv),
       },
-      execArgv: settings.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+      execArgv: settings.profile ? profileArgs() : [],
     },
   );
   try {
