@@ -84,9 +84,13 @@ async function notify(
 function answer(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;
   const json = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(json));
+  // A flat list of raw headers: no header map to build and check for one answer.
+  res.writeHead(status, [
+    'content-type',
+    'application/json; charset=utf-8',
+    'content-length',
+    String(Buffer.byteLength(json)),
+  ]);
   res.end(json);
 }
 
