@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { apiErrorCodes, EmulatorApiError } from './emulator-api-error.ts';
 import type { EmulatorKeyPair } from './emulator-options.ts';
@@ -46,6 +46,8 @@ export function authenticatedKeyPair(res: Response): EmulatorKeyPair {
 }
 
 function sameSecret(given: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(given), digest(expected)) && expected !== '';
+  return (
+    timingSafeEqual(hash('sha256', given, 'buffer'), hash('sha256', expected, 'buffer')) &&
+    expected !== ''
+  );
 }
