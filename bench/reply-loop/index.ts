@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -87,6 +87,12 @@ interface TurnPhase {
   max: number;
   /** CPU time per turn, µs, by process: what the phase cost, whatever else ran on the machine. */
   cpuPerTurn: CpuSample & { total: number };
+  /**
+   * Share of the machine's cores the hypervisor gave to other guests during the phase (steal
+   * time in /proc/stat), %; undefined where it cannot be read. The main source of the spread
+   * between runs on a shared VM.
+   */
+  stealPercent: number | undefined;
 }
 
 interface RunResult {
@@ -384,6 +390,17 @@ async function runOnce(
  * notification, then times the phase from the first notification to the last SMS, and takes
  * the CPU every process used meanwhile. Fails when the SMS stop coming for 15 s.
  */
+/** The machine's steal time so far, in USER_HZ ticks (/proc/stat), or undefined off Linux. */
+function stealTicks(): number | undefined {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+    const steal = Number(cpu[8]);
+    return Number.isFinite(steal) ? steal : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function measureTurns(
   emulator: BenchChild<unknown>,
   cpu: CpuMeter,
@@ -392,6 +409,7 @@ async function measureTurns(
 ): Promise<TurnPhase> {
   await emulator.ask('reset');
   const cpuBefore = await cpu();
+  const stealBefore = stealTicks();
   const startedAt = Date.now();
   const result = await load();
   const ackedAt = startedAt + result.elapsedMs;
@@ -421,6 +439,13 @@ async function measureTurns(
     stats = now;
   }
   const cpuAfter = await cpu();
+  const stealAfter = stealTicks();
+  const wallMs = Date.now() - startedAt;
+  const stealPercent =
+    stealBefore === undefined || stealAfter === undefined
+      ? undefined
+      : // Ticks of 10 ms (USER_HZ 100) over the wall time of every core.
+        ((stealAfter - stealBefore) * 10 * 100) / (wallMs * os.cpus().length);
   const elapsedMs = Math.max(1, answers ? stats.lastAt - startedAt : result.elapsedMs);
   // Per turn; per notification when no turn is answered (the web role alone).
   const turns = answers ? stats.count : result.ok;
@@ -438,6 +463,7 @@ async function measureTurns(
     cpuPerTurn.sut + cpuPerTurn.redis + cpuPerTurn.emulator + cpuPerTurn.loadGenerator;
   return {
     cpuPerTurn,
+    stealPercent,
     acked: result.ok,
     failed: result.failed,
     sms: stats.count,
@@ -469,7 +495,9 @@ function describeRun(result: RunResult): string {
     `Redis commands/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.redisCommands, 2)}, ` +
     `CPU µs/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.sut, 0)} app + ${fixed(cost.cpuPerTurn.redis, 0)} Redis + ` +
     `${fixed(cost.cpuPerTurn.emulator, 0)} emulator + ${fixed(cost.cpuPerTurn.loadGenerator, 0)} load, ` +
-    `failed ${failed}, duplicate SMS ${result.duplicateSms}, rss ${result.rssMiB} MiB`
+    `failed ${failed}, duplicate SMS ${result.duplicateSms}, rss ${result.rssMiB} MiB` +
+    (cost.stealPercent === undefined ? '' : `, steal ${fixed(cost.stealPercent, 1)} %`) +
+    (paced.stealPercent === undefined ? '' : ` (paced ${fixed(paced.stealPercent, 1)} %)`)
   );
 }
 
@@ -499,6 +527,8 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     [`ack p50 ms, paced ${settings.rate}/s`, (r) => r.paced.p50, 1],
     [`ack p99 ms, paced ${settings.rate}/s`, (r) => r.paced.p99, 1],
     ['drain after paced load, ms', (r) => r.paced.drainMs, 0],
+    ['CPU steal during the turns, % of the cores', (r) => r.spread?.stealPercent, 1],
+    ['CPU steal during the paced load, %', (r) => r.paced.stealPercent, 1],
   ];
   // The ratios compare replyflow with the baseline, and with replyflow before, when both ran.
   const ratioTo = (other: Variant, pick: (result: RunResult) => number | undefined) =>
