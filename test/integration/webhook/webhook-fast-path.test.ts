@@ -151,6 +151,45 @@ describe('the webhook fast path', () => {
     }
   });
 
+  it('keeps to a limit set in the options as the Express route does', async () => {
+    const made = stores.map((store, index) => {
+      const options = {
+        store,
+        clock: systemClock,
+        logger: pino({ level: 'silent' }),
+        secrets: new Map([[location, webhookSecret]]),
+        limit: '1kb',
+      };
+      return createHardenedServer(
+        index === 0 ? createHttpListener(options) : createHttpApp(options),
+      );
+    });
+    try {
+      const bases = await Promise.all(made.map((server) => listenOn(server, 0, '127.0.0.1')));
+      const body = JSON.stringify(replyNotification('fp-small', '33612345671', 'hi'));
+      for (const size of [1_024, 1_025]) {
+        const padded = body + ' '.repeat(size - body.length);
+        const answers = await Promise.all(
+          bases.map(async (base) => {
+            const res = await fetch(`${base}/webhooks/${location}/${webhookSecret}`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: padded,
+            });
+            return { status: res.status, body: await res.text() };
+          }),
+        );
+        expect(answers[0]).toEqual(answers[1]);
+        expect(answers[0]!.status).toBe(size > 1_024 ? 413 : 200);
+      }
+    } finally {
+      for (const server of made) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+  });
+
   it('counts its requests against the gate the Express route shares', async () => {
     let draining = true;
     const server = createHardenedServer(
