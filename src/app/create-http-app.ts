@@ -5,6 +5,7 @@ import type { NotificationOutcome } from '../observability/metrics.ts';
 import {
   createWebhookFastPath,
   type WebhookAdmission,
+  writeJson,
 } from '../webhook/create-webhook-fast-path.ts';
 import {
   createWebhookRouter,
@@ -92,20 +93,16 @@ function gateAdmission(gate: WebhookGate): WebhookAdmission {
         : undefined;
     if (refused) {
       gate.onRefused?.(refused);
-      const body = JSON.stringify({
+      // A stopping process also lets go of the connection, so the retry may land elsewhere.
+      if (refused === 'draining') res.setHeader('connection', 'close');
+      res.setHeader('retry-after', '1');
+      writeJson(res, 503, {
         status: 503,
         message:
           refused === 'draining'
             ? 'stopping: retry later'
             : 'too many notifications in flight: retry later',
       });
-      res.statusCode = 503;
-      // A stopping process also lets go of the connection, so the retry may land elsewhere.
-      if (refused === 'draining') res.setHeader('connection', 'close');
-      res.setHeader('retry-after', '1');
-      res.setHeader('content-type', 'application/json; charset=utf-8');
-      res.setHeader('content-length', Buffer.byteLength(body));
-      res.end(body);
       return false;
     }
     inflight++;

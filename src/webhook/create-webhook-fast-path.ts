@@ -1,8 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../observability/logger.ts';
-import type { WebhookRouterOptions } from './create-webhook-router.ts';
-import { handleNotification } from './handle-notification.ts';
-import { secretMatches } from './secret-matches.ts';
+import {
+  knownSecret,
+  receiveNotification,
+  type WebhookRouterOptions,
+} from './create-webhook-router.ts';
 
 /** Admits a webhook request, or answers it 503 itself and says no (`create-http-app.ts`). */
 export type WebhookAdmission = (res: ServerResponse) => boolean;
@@ -27,14 +29,13 @@ export function createWebhookFastPath(
     if (!params || !plainBody(req)) return false;
     const [location, secret] = params;
     if (admit && !admit(res)) return true;
-    const expected = options.secrets.get(location);
-    if (expected === undefined || !secretMatches(secret, expected)) {
-      answer(res, 404, { error: 'not found' });
+    if (!knownSecret(options, location, secret)) {
+      writeJson(res, 404, { error: 'not found' });
       return true;
     }
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > limit) {
-      answer(res, 413, { status: 413, message: 'request entity too large' });
+      writeJson(res, 413, { status: 413, message: 'request entity too large' });
       return true;
     }
     const chunks: Buffer[] = [];
@@ -45,7 +46,7 @@ export function createWebhookFastPath(
       length += chunk.length;
       if (length > limit) {
         over = true;
-        answer(res, 413, { status: 413, message: 'request entity too large' });
+        writeJson(res, 413, { status: 413, message: 'request entity too large' });
         return;
       }
       chunks.push(chunk);
@@ -70,18 +71,19 @@ async function notify(
   res: ServerResponse,
 ): Promise<void> {
   try {
-    const startedAt = performance.now();
-    const result = await handleNotification(options, location, raw);
-    options.onNotification?.(result, performance.now() - startedAt);
-    answer(res, result.status, result);
+    const result = await receiveNotification(options, location, raw);
+    writeJson(res, result.status, result);
   } catch (error) {
     options.logger.error({ err: error }, 'request failed');
-    answer(res, 500, { error: 'internal error' });
+    writeJson(res, 500, { error: 'internal error' });
   }
 }
 
-/** A JSON answer as Express's `res.status(status).json(body)` writes it. */
-function answer(res: ServerResponse, status: number, body: unknown): void {
+/**
+ * A JSON answer as Express's `res.status(status).json(body)` writes it, headers set before with
+ * `setHeader` included (`writeHead` merges them). Nothing when the answer is gone already.
+ */
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent || res.destroyed) return;
   const json = JSON.stringify(body);
   // A flat list of raw headers: no header map to build and check for one answer.

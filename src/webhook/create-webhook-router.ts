@@ -26,8 +26,7 @@ export function createWebhookRouter(options: WebhookRouterOptions): Router {
   router.post(
     '/webhooks/:location/:secret',
     (req: Request, res: Response, next: NextFunction) => {
-      const expected = options.secrets.get(String(req.params.location));
-      if (expected === undefined || !secretMatches(String(req.params.secret), expected)) {
+      if (!knownSecret(options, String(req.params.location), String(req.params.secret))) {
         res.status(404).json({ error: 'not found' });
         return;
       }
@@ -36,14 +35,37 @@ export function createWebhookRouter(options: WebhookRouterOptions): Router {
     express.text({ type: () => true, limit, defaultCharset: 'utf-8' }),
     async (req: Request, res: Response) => {
       const raw = typeof req.body === 'string' ? req.body : '';
-      const startedAt = performance.now();
-      const result = await handleNotification(options, String(req.params.location), raw);
-      options.onNotification?.(result, performance.now() - startedAt);
+      const result = await receiveNotification(options, String(req.params.location), raw);
       res.status(result.status).json(result);
     },
   );
   router.use('/webhooks', bodyErrors);
   return router;
+}
+
+/**
+ * Whether `secret` is the webhook secret of `location`, compared in constant time; an unknown
+ * location is refused the same way. Both webhook paths (this route and the fast path) ask it.
+ */
+export function knownSecret(
+  options: Pick<WebhookRouterOptions, 'secrets'>,
+  location: string,
+  secret: string,
+): boolean {
+  const expected = options.secrets.get(location);
+  return expected !== undefined && secretMatches(secret, expected);
+}
+
+/** `handleNotification`, with its duration told to `onNotification`: both webhook paths' core. */
+export async function receiveNotification(
+  options: WebhookRouterOptions,
+  location: string,
+  raw: string,
+): Promise<NotificationResult> {
+  const startedAt = performance.now();
+  const result = await handleNotification(options, location, raw);
+  options.onNotification?.(result, performance.now() - startedAt);
+  return result;
 }
 
 /** Body-parser failures (too large, bad encoding) are the sender's fault: 4xx, never 5xx. */
