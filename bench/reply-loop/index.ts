@@ -33,6 +33,12 @@ interface Settings {
   runs: number;
   phones: number;
   turns: number;
+  /**
+   * Turns run between the cold and the warm measurement, not counted: a fresh process runs
+   * its first thousands of turns in V8's interpreter and baseline tiers while the optimizing
+   * compiler catches up (docs/benchmarks.md, "Cold and warm").
+   */
+  warmUpTurns: number;
   hot: number;
   rate: number;
   latencySeconds: number;
@@ -100,6 +106,11 @@ interface RunResult {
   run: number;
   /** The turn phases; absent for `replyflow-web`, which answers no turn. */
   starts?: TurnPhase;
+  /** The first `turns` turns after the starts: a fresh process, JIT still warming up. */
+  cold?: TurnPhase;
+  /** `warmUpTurns` more, not counted. */
+  warmUp?: TurnPhase;
+  /** `turns` turns once warm: the throughput a running server has. */
   spread?: TurnPhase;
   hot?: TurnPhase & { finalTurns: number | null };
   autocannon: TurnPhase;
@@ -109,9 +120,10 @@ interface RunResult {
   duplicateSms: number;
 }
 
-const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 3000] [--hot 500] [--rate 1000] [--before DIR]
+const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 3000] [--warm-up-turns 9000] [--hot 500] [--rate 1000] [--before DIR]
            [--latency-seconds 4] [--connections 50] [--rate-connections 10] [--profile]
            [--only replyflow,baseline,replyflow-web,replyflow-before] [--replyflow-env NAME=value]...
+  --turns N: turns measured cold (right after the starts) and again warm (after --warm-up-turns more)
   --before DIR: also run replyflow from DIR (another checkout with node_modules), ratio "replyflow / before"`;
 
 const benchmark: Benchmark = {
@@ -129,6 +141,7 @@ function parseSettings(args: readonly string[]): Settings {
       runs: { type: 'string', default: '3' },
       phones: { type: 'string', default: '1000' },
       turns: { type: 'string', default: '3000' },
+      'warm-up-turns': { type: 'string', default: '9000' },
       hot: { type: 'string', default: '500' },
       rate: { type: 'string', default: '1000' },
       'latency-seconds': { type: 'string', default: '4' },
@@ -145,10 +158,11 @@ function parseSettings(args: readonly string[]): Settings {
     console.log(usage);
     process.exit(0);
   }
-  const positive = (name: string, value: string) => {
+  const positive = (name: string, value: string, least = 1) => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number <= 0) {
-      throw new Error(`--${name} must be a positive integer, got '${value}'\n${usage}`);
+    if (!Number.isInteger(number) || number < least) {
+      const what = least === 0 ? 'a whole number' : 'a positive integer';
+      throw new Error(`--${name} must be ${what}, got '${value}'\n${usage}`);
     }
     return number;
   };
@@ -174,6 +188,7 @@ function parseSettings(args: readonly string[]): Settings {
     runs: positive('runs', values.runs),
     phones: positive('phones', values.phones),
     turns: positive('turns', values.turns),
+    warmUpTurns: positive('warm-up-turns', values['warm-up-turns'], 0),
     hot: positive('hot', values.hot),
     rate: positive('rate', values.rate),
     latencySeconds: positive('latency-seconds', values['latency-seconds']),
@@ -323,18 +338,18 @@ async function runOnce(
         next: nextSpread,
       }),
     );
+    let cold: TurnPhase | undefined;
+    let warmUp: TurnPhase | undefined;
     let spread: TurnPhase | undefined;
     let hot: RunResult['hot'];
     if (answers) {
-      // 2. Throughput: turns of the started conversations, as fast as they are taken.
-      spread = await measure(() =>
-        runAutocannon({
-          url,
-          connections: settings.connections,
-          amount: settings.turns,
-          next: nextSpread,
-        }),
-      );
+      // 2. Throughput: turns of the started conversations, as fast as they are taken. Cold
+      // first, right after the starts; then, after a warm-up, warm: a server runs warm.
+      const turnsOf = (amount: number) => () =>
+        runAutocannon({ url, connections: settings.connections, amount, next: nextSpread });
+      cold = await measure(turnsOf(settings.turns));
+      if (settings.warmUpTurns > 0) warmUp = await measure(turnsOf(settings.warmUpTurns));
+      spread = await measure(turnsOf(settings.turns));
       // 3. One hot conversation: every notification for the same phone.
       const hotPhase = await measure(() =>
         runAutocannon({
@@ -371,7 +386,7 @@ async function runOnce(
     return {
       variant,
       run,
-      ...(answers ? { starts, spread, hot } : {}),
+      ...(answers ? { starts, cold, warmUp, spread, hot } : {}),
       autocannon: fixedRate,
       paced,
       rssMiB: Math.round(rss / 2 ** 20),
@@ -478,12 +493,15 @@ async function measureTurns(
 }
 
 function describeRun(result: RunResult): string {
-  const { starts, spread, hot, autocannon, paced } = result;
-  const phases = [starts, spread, hot, autocannon, paced].filter((phase) => phase !== undefined);
+  const { starts, cold, warmUp, spread, hot, autocannon, paced } = result;
+  const phases = [starts, cold, warmUp, spread, hot, autocannon, paced].filter(
+    (phase) => phase !== undefined,
+  );
   const failed = phases.reduce((sum, phase) => sum + phase.failed, 0);
   const cost = spread ?? autocannon;
   const turns = spread
-    ? `turns/s ${fixed(spread.turnsPerSecond, 0)} (acks/s ${fixed(spread.acksPerSecond, 0)}), `
+    ? `turns/s ${fixed(spread.turnsPerSecond, 0)} (acks/s ${fixed(spread.acksPerSecond, 0)}; ` +
+      `cold ${fixed(cold?.turnsPerSecond ?? Number.NaN, 0)}, ${fixed(cold?.cpuPerTurn.sut ?? Number.NaN, 0)} µs app/turn), `
     : '';
   const hotText = hot
     ? `hot ${fixed(hot.turnsPerSecond, 0)}/s (${hot.finalTurns ?? '?'} of ${hot.sms} turns kept), `
@@ -511,9 +529,15 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
   const present = allVariants.filter((variant) => results.some((r) => r.variant === variant));
   const columns: Array<[string, (result: RunResult) => number | undefined, number]> = [
     [`turns/s, ${settings.phones} phones`, (r) => r.spread?.turnsPerSecond, 0],
+    [
+      `turns/s cold: the first ${settings.turns} of a fresh process`,
+      (r) => r.cold?.turnsPerSecond,
+      0,
+    ],
     ['acks/s during it', (r) => r.spread?.acksPerSecond, 0],
     ['Redis commands per turn', (r) => r.spread?.cpuPerTurn.redisCommands, 2],
     ['CPU µs per turn: app', (r) => r.spread?.cpuPerTurn.sut, 0],
+    ['CPU µs per turn: app, cold', (r) => r.cold?.cpuPerTurn.sut, 0],
     ['CPU µs per turn: Redis', (r) => r.spread?.cpuPerTurn.redis, 0],
     [
       'CPU µs per turn: emulator + load generator',
@@ -545,6 +569,7 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
   const env = Object.entries(settings.replyflowEnv).map(([name, value]) => `${name}=${value}`);
   return [
     `medians of ${settings.runs} runs${env.length > 0 ? ` (replyflow with ${env.join(' ')})` : ''} ` +
+      `(turns/s: ${settings.turns} turns each, cold right after the ${settings.phones} starts, then warm after ${settings.warmUpTurns} more) ` +
       `(hot: ${settings.hot} notifications to one phone, ${settings.rateConnections} connections; ` +
       `fixed rate: ${settings.latencySeconds} s at ${settings.rate}/s)`,
     markdownTable(
