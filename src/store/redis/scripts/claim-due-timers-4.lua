@@ -62,6 +62,10 @@ for _ = 1, limit + 100 do
       pending[#pending + 1] = table.remove(fire)
     end
     local location, phone = string.match(id, '^(.*):(%d+)$')
+    -- The part every event of this conversation shares, and one RPUSH for all of them.
+    local head = '{"location":' .. cjson.encode(location) .. ',"phone":"' .. phone ..
+      '","v":1,"id":'
+    local events = {}
     for _, entry in ipairs(fire) do
       local sendId, dueAt = entry[1], string.format('%.0f', entry[2])
       local run = entry[4] or runId or ''
@@ -71,13 +75,13 @@ for _ = 1, limit + 100 do
         payload = sendId == 'replyflow.expire' and '{"type":"conversation.expire"}'
           or cjson.encode({type = sendId})
       end
-      redis.call('RPUSH', KEYS[3] .. id, '{"location":' .. cjson.encode(location) ..
-        ',"phone":"' .. phone .. '","v":1,"id":' .. cjson.encode('timer:' .. timerId .. ':' .. dueAt) ..
+      events[#events + 1] = head .. cjson.encode('timer:' .. timerId .. ':' .. dueAt) ..
         ',"kind":"timer","runId":' .. cjson.encode(run) .. ',"timerId":' .. cjson.encode(timerId) ..
-        ',"dueAt":' .. dueAt .. ',"event":' .. payload .. ',"receivedAt":' .. ARGV[1] .. '}')
+        ',"dueAt":' .. dueAt .. ',"event":' .. payload .. ',"receivedAt":' .. ARGV[1] .. '}'
       moved = moved + 1
     end
     if #fire > 0 then
+      redis.call('RPUSH', KEYS[3] .. id, unpack(events))
       redis.call('SET', key, conversationValue(seq, applied, timersLine(pending), messages, record),
         'KEEPTTL')
       redis.call('ZADD', KEYS[4], 'NX', now, id)
