@@ -106,15 +106,33 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     return moved;
   }
 
+  /**
+   * Fires the partitions at once: their calls are independent (one hash slot each), so a
+   * backlog due together (after an outage, say) moves at Redis's pace rather than one round
+   * trip after another, and on a Cluster across its masters. Every call has ended when this
+   * does, failed or not, so a failed round never overlaps the next.
+   */
+  async function fireAll(partitions: readonly number[]): Promise<number> {
+    const results = await Promise.allSettled(partitions.map((partition) => fire(partition)));
+    let moved = 0;
+    for (const result of results) {
+      if (result.status === 'rejected') throw result.reason;
+      moved += result.value;
+    }
+    return moved;
+  }
+
   async function round(): Promise<void> {
     if (!known) {
       for (let partition = 0; partition < store.partitions; partition++) await read(partition);
       known = true;
     }
     const now = clock.now();
-    for (let partition = 0; partition < store.partitions && running; partition++) {
-      if (due[partition]! <= now) await fire(partition);
+    const firing: number[] = [];
+    for (let partition = 0; partition < store.partitions; partition++) {
+      if (due[partition]! <= now) firing.push(partition);
     }
+    if (running) await fireAll(firing);
     if (running && Date.now() >= safetyAt) {
       safetyAt = Date.now() + safetyMs;
       const partition = safetyNext;
@@ -159,10 +177,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
   function tick(): Promise<number> {
     const run = exclusive(async () => {
-      let moved = 0;
-      for (let partition = 0; partition < store.partitions; partition++) {
-        moved += await fire(partition);
-      }
+      const moved = await fireAll(Array.from({ length: store.partitions }, (_, p) => p));
       known = true;
       return moved;
     });

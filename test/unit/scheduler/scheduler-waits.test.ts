@@ -118,4 +118,81 @@ describe('a scheduler that waits instead of sweeping', () => {
     clock.advance('25h');
     expect(await scheduler.tick()).toBe(3);
   });
+
+  it('fires the due partitions at once, not one round trip after another', async () => {
+    const memory = createMemoryStore({});
+    const phones = phonesInDistinctPartitions(memory, 3);
+    for (const phone of phones) {
+      await commitTimers(memory, phone, { set: [timerRecord(phone, 'r', t0 + 1_000)], cancel: [] });
+    }
+    // Each claim waits until every due partition's claim has started: one after the other,
+    // the first would wait for ever.
+    const due = new Set(phones.map((phone) => memory.partitionOf(phone)));
+    const started = new Set<number>();
+    let allStarted: () => void = () => {};
+    const everyOne = new Promise<void>((resolve) => {
+      allStarted = resolve;
+    });
+    const store: Store = {
+      ...memory,
+      async claimDueTimers(partition, now, limit) {
+        if (due.has(partition)) {
+          started.add(partition);
+          if (started.size === due.size) allStarted();
+          await everyOne;
+        }
+        return memory.claimDueTimers(partition, now, limit);
+      },
+    };
+    scheduler = createScheduler({ store, clock, logger: pino({ level: 'silent' }) });
+    scheduler.start();
+    clock.advance(2_000);
+    let ended = false;
+    const tick = scheduler.tick().finally(() => {
+      ended = true;
+    });
+    await vi.advanceTimersByTimeAsync(1_000);
+    const endedInTime = ended;
+    // Lets a scheduler that went one by one finish, so that it can stop.
+    allStarted();
+    expect(endedInTime).toBe(true);
+    expect(await tick).toBe(3);
+    expect(started).toEqual(due);
+  });
+
+  it('ends a round only when every partition’s call has ended, one of them failed or not', async () => {
+    const memory = createMemoryStore({});
+    const [failing = '', slow = ''] = phonesInDistinctPartitions(memory, 2);
+    for (const phone of [failing, slow]) {
+      await commitTimers(memory, phone, { set: [timerRecord(phone, 'r', t0 + 1_000)], cancel: [] });
+    }
+    let slowEnded = false;
+    const store: Store = {
+      ...memory,
+      async claimDueTimers(partition, now, limit) {
+        if (partition === memory.partitionOf(failing)) throw new Error('Redis went away');
+        if (partition === memory.partitionOf(slow)) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          slowEnded = true;
+        }
+        return memory.claimDueTimers(partition, now, limit);
+      },
+    };
+    scheduler = createScheduler({ store, clock, logger: pino({ level: 'silent' }) });
+    clock.advance(2_000);
+    const tick = scheduler.tick();
+    // Whether the slow partition's call had ended when the round did.
+    let slowEndedFirst: boolean | undefined;
+    const outcome = tick.then(
+      () => 'resolved',
+      (error: Error) => {
+        slowEndedFirst = slowEnded;
+        return error.message;
+      },
+    );
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await outcome).toBe('Redis went away');
+    expect(slowEndedFirst).toBe(true);
+    expect(await memory.pendingEvents(keyOf(slow))).toMatchObject([{ kind: 'timer' }]);
+  });
 });
