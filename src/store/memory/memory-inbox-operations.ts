@@ -17,7 +17,7 @@ type InboxOperations = Pick<
   'ingest' | 'claim' | 'claimMany' | 'nextReadyAt' | 'release' | 'readInbox' | 'commitStep'
 >;
 
-/** How many ingests pass between sweeps of expired seen ids, sent guards and early status lists. */
+/** How many ingests pass between sweeps of expired sent guards, early status lists and unrecorded sends. */
 const sweepEvery = 1_000;
 
 /** Ingest, the lease queue operations (both queues) and the step commit, as the Redis scripts do them. */
