@@ -400,11 +400,6 @@ async function runOnce(
   }
 }
 
-/**
- * Runs a load and waits until the emulator has received one SMS per acknowledged
- * notification, then times the phase from the first notification to the last SMS, and takes
- * the CPU every process used meanwhile. Fails when the SMS stop coming for 15 s.
- */
 /** The machine's steal time so far, in USER_HZ ticks (/proc/stat), or undefined off Linux. */
 function stealTicks(): number | undefined {
   try {
@@ -416,6 +411,11 @@ function stealTicks(): number | undefined {
   }
 }
 
+/**
+ * Runs a load and waits until the emulator has received one SMS per acknowledged
+ * notification, then times the phase from the first notification to the last SMS, and takes
+ * the CPU every process used meanwhile. Fails when the SMS stop coming for 15 s.
+ */
 async function measureTurns(
   emulator: BenchChild<unknown>,
   cpu: CpuMeter,

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../observability/logger.ts';
 import {
+  defaultBodyLimit,
   knownSecret,
   receiveNotification,
   type WebhookRouterOptions,
@@ -22,7 +23,7 @@ export function createWebhookFastPath(
   options: WebhookRouterOptions & { logger: Logger },
   admit: WebhookAdmission | undefined,
 ): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const limit = parseLimit(options.limit ?? '256kb');
+  const limit = parseLimit(options.limit ?? defaultBodyLimit);
   return (req, res) => {
     if (limit === undefined || req.method !== 'POST') return false;
     const params = webhookParams(req.url ?? '');

@@ -9,11 +9,14 @@ import { secretMatches } from './secret-matches.ts';
 export interface WebhookRouterOptions extends NotificationDeps {
   /** Webhook secret per location name; a location absent here is unknown (404). */
   secrets: ReadonlyMap<string, string>;
-  /** Largest accepted body; default 256 kB. */
+  /** Largest accepted body, in body-parser's notation; default `defaultBodyLimit`. */
   limit?: string;
   /** Hears how each notification went and how long it took (metrics). */
   onNotification?: (result: NotificationResult, durationMs: number) => void;
 }
+
+/** The largest notification body either webhook path takes unless told otherwise. */
+export const defaultBodyLimit = '256kb';
 
 /**
  * `POST /webhooks/:location/:secret`: the service's notifications come in here. Unknown
@@ -22,7 +25,7 @@ export interface WebhookRouterOptions extends NotificationDeps {
  */
 export function createWebhookRouter(options: WebhookRouterOptions): Router {
   const router = Router();
-  const limit = options.limit ?? '256kb';
+  const limit = options.limit ?? defaultBodyLimit;
   router.post(
     '/webhooks/:location/:secret',
     (req: Request, res: Response, next: NextFunction) => {
