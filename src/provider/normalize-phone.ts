@@ -1,10 +1,6 @@
-import {
-  type CountryCode,
-  type NumberType,
-  type PhoneNumber,
-  parsePhoneNumberFromString,
-} from 'libphonenumber-js/max';
+import type { CountryCode } from 'libphonenumber-js/max';
 import { errorCodes, ValidationError } from '../errors.ts';
+import { readPhone } from './read-phone.ts';
 
 export interface NormalizePhoneOptions {
   /** Country used for numbers written in national form (`0612345678` with `FR`). */
@@ -23,16 +19,13 @@ export interface NormalizePhoneOptions {
   accept?: 'mobile' | 'reply';
 }
 
-/** Spaces (including the no-break spaces of French typography), dots, dashes of any width, brackets, slashes. */
-const separators = /[\s.\-\u2010-\u2015()/]/g;
-/** A `tel:` URI prefix (RFC 3966), as copied from a web page's link. */
-const telPrefix = /^tel:/i;
-
 /**
  * Turns a phone number as people write it into the service's form: digits with the country
  * prefix, no `+`, no separators (spec §2.1). Refuses invalid numbers and landlines before any
  * request is sent, using libphonenumber's full (`/max`) metadata, the only one that tells a
- * mobile number from a landline.
+ * mobile number from a landline. Which reading of bare digits wins (`2015550123` with US: New
+ * Jersey, not Egypt) is `readPhone`'s rule, the same in both modes, so a reply's `from` and a
+ * send's `to` always agree on a number.
  *
  * @example
  * normalizePhone('+33 6 12 34 56 78'); // '33612345678'
@@ -44,8 +37,7 @@ export function normalizePhone(input: string, options: NormalizePhoneOptions = {
   const key = `${options.defaultCountry ?? ''}|${options.allowFixedLineOrMobile === false ? 0 : 1}|${options.accept ?? ''}|${input}`;
   const known = normalized.get(key);
   if (known !== undefined) return known;
-  const digits =
-    options.accept === 'reply' ? parseReply(input, options) : parseMobile(input, options);
+  const digits = parse(input, options);
   // A conversation sends to the same few numbers again and again; parsing one costs tens of µs.
   if (normalized.size >= normalizedCap) normalized.delete(normalized.keys().next().value!);
   normalized.set(key, digits);
@@ -56,15 +48,22 @@ export function normalizePhone(input: string, options: NormalizePhoneOptions = {
 const normalized = new Map<string, string>();
 const normalizedCap = 10_000;
 
-function parseMobile(input: string, options: NormalizePhoneOptions): string {
-  const isMobile = (type: NumberType) =>
-    type === 'MOBILE' ||
-    (type === 'FIXED_LINE_OR_MOBILE' && options.allowFixedLineOrMobile !== false);
-  const valid = readings(input, options.defaultCountry).filter((number) => number.isValid());
-  // Bare digits can read two ways: `2015550123` with US is a New Jersey number, yet `+20…` is
-  // a valid Egyptian landline. An SMS needs a mobile, so the mobile reading wins.
-  const number = valid.find((n) => isMobile(n.getType())) ?? valid[0];
-  if (!number) {
+/** The winning reading (`readPhone`, the same for both modes), then what the mode refuses. */
+function parse(input: string, options: NormalizePhoneOptions): string {
+  const number = readPhone(input, options.defaultCountry);
+  if (options.accept === 'reply') {
+    // Any valid or possible number: the person did text us (see `accept`).
+    if (number) return number.number.slice(1);
+    throw new ValidationError(
+      errorCodes.INVALID_PHONE_NUMBER,
+      `'${input}' is not a phone number` +
+        (!options.defaultCountry && /^\s*0(?!0)/.test(input)
+          ? ' (a national number needs a default country)'
+          : ''),
+      'from',
+    );
+  }
+  if (!number?.isValid()) {
     throw new ValidationError(
       errorCodes.INVALID_PHONE_NUMBER,
       `'${input}' is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)` +
@@ -73,33 +72,14 @@ function parseMobile(input: string, options: NormalizePhoneOptions): string {
     );
   }
   const type = number.getType();
-  if (!isMobile(type)) {
+  const isMobile =
+    type === 'MOBILE' ||
+    (type === 'FIXED_LINE_OR_MOBILE' && options.allowFixedLineOrMobile !== false);
+  if (!isMobile) {
     throw new ValidationError(
       errorCodes.NOT_A_MOBILE_NUMBER,
       `'${input}' is a ${describeType(type)} number; the service only sends SMS to mobile numbers`,
       'to',
-    );
-  }
-  return number.number.slice(1);
-}
-
-function parseReply(input: string, options: NormalizePhoneOptions): string {
-  // The service writes `from` in its own form, international digits: that reading alone first.
-  const compact = input.trim().replace(telPrefix, '').replace(separators, '');
-  if (/^[1-9]\d{5,14}$/.test(compact)) {
-    const number = parsePhoneNumberFromString(`+${compact}`);
-    if (number?.isValid()) return number.number.slice(1);
-  }
-  const all = readings(input, options.defaultCountry);
-  const number = all.find((n) => n.isValid()) ?? all.find((n) => n.isPossible());
-  if (!number) {
-    throw new ValidationError(
-      errorCodes.INVALID_PHONE_NUMBER,
-      `'${input}' is not a phone number` +
-        (!options.defaultCountry && /^\s*0(?!0)/.test(input)
-          ? ' (a national number needs a default country)'
-          : ''),
-      'from',
     );
   }
   return number.number.slice(1);
@@ -114,26 +94,6 @@ export function isServiceMobileNumber(digits: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * The ways to read `input`: international when it starts with `+` or `00`, national when it
- * starts with a trunk `0`, and both for bare digits, international first since that is the
- * service's own form (`33612345678`).
- */
-function readings(input: string, defaultCountry: CountryCode | undefined): PhoneNumber[] {
-  const compact = input.trim().replace(telPrefix, '').replace(separators, '');
-  const international = (digits: string) => parsePhoneNumberFromString(`+${digits}`);
-  const national = () =>
-    defaultCountry ? parsePhoneNumberFromString(compact, defaultCountry) : undefined;
-  const candidates = compact.startsWith('+')
-    ? [parsePhoneNumberFromString(compact)]
-    : compact.startsWith('00')
-      ? [international(compact.slice(2))]
-      : compact.startsWith('0')
-        ? [national()]
-        : [international(compact), national()];
-  return candidates.filter((number) => number !== undefined);
 }
 
 function describeType(type: string | undefined): string {
