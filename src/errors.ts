@@ -20,12 +20,17 @@ export const errorCodes = {
   INVALID_GROUP: 'INVALID_GROUP',
   INVALID_WEBHOOK: 'INVALID_WEBHOOK',
   MISSING_PARAMETER: 'MISSING_PARAMETER',
+  // a destination refused before connecting: loopback, private or link-local (provider/address-guard)
+  ADDRESS_BLOCKED: 'ADDRESS_BLOCKED',
   // bots (bot/, conversation/)
   BOT_DEFINITION_INVALID: 'BOT_DEFINITION_INVALID',
   BOT_THREW: 'BOT_THREW',
   // storage (store/)
   STORE_UNAVAILABLE: 'STORE_UNAVAILABLE',
+  STORE_REFUSED: 'STORE_REFUSED',
   STORE_CONFLICT: 'STORE_CONFLICT',
+  // input that cannot be stored or parsed safely (any role)
+  INPUT_INVALID: 'INPUT_INVALID',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];

@@ -10,7 +10,7 @@ export function turnLabels(outcome: StepOutcome): { bot: string; outcome: string
 
 /** `replyflow_notifications_total`'s outcome for the webhook's answer. */
 export function webhookOutcome(result: NotificationResult): NotificationOutcome {
-  if (result.status === 400) return 'rejected';
+  if (result.status === 400 || result.status === 500) return 'rejected';
   if (result.status === 503) return 'unavailable';
   return result.duplicate ? 'duplicate' : 'accepted';
 }

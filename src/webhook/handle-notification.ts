@@ -2,9 +2,11 @@ import type { Logger } from '../observability/logger.ts';
 import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { HandOff } from '../store/create-queue-consumer.ts';
+import { jsonInputProblem } from '../store/json-input-problem.ts';
 import type { Store } from '../store/store.ts';
-import { StoreUnavailableError } from '../store/store-errors.ts';
+import { StoreRefusedError, StoreUnavailableError } from '../store/store-errors.ts';
 import { classifyItems, describe } from './classify-items.ts';
+import { deadLetterOf } from './dead-letter-of.ts';
 
 export interface NotificationDeps {
   store: Store;
@@ -23,8 +25,11 @@ export interface NotificationDeps {
 export type InboxHandOff = HandOff<'inbox'> & { readonly leaseMs: number };
 
 export interface NotificationResult {
-  /** The HTTP status to answer: 200 once durable, 400 for a body no item of which is usable, 503 when the store is down. */
-  status: 200 | 400 | 503;
+  /**
+   * The HTTP status to answer: 200 once durable, 400 for a body no item of which is usable, 503
+   * when the store is down (retry), 500 when it refused the call (kept as a dead letter).
+   */
+  status: 200 | 400 | 500 | 503;
   message: string;
   duplicate?: boolean;
   accepted?: number;
@@ -32,8 +37,6 @@ export interface NotificationResult {
   /** What the usable items were, when the notification was stored (metrics). */
   type?: 'reply' | 'status' | 'mixed';
 }
-
-const deadLetterBytes = 4096;
 
 /**
  * The engine's entry point for a notification, with no transport: the webhook route, the CLI
@@ -52,6 +55,9 @@ export async function handleNotification(
   } catch (error) {
     return reject(deps, location, raw, `body is not JSON: ${(error as Error).message}`, now);
   }
+  // Texts with a lone surrogate are repaired field by field (classifyItems); ids are refused there.
+  const tooDeep = jsonInputProblem(body, 'body', { strings: false });
+  if (tooDeep) return reject(deps, location, raw, tooDeep, now);
   const envelope = notificationSchema.safeParse(body);
   if (!envelope.success) {
     return reject(deps, location, raw, `envelope: ${describe(envelope.error)}`, now);
@@ -67,15 +73,9 @@ export async function handleNotification(
       // One dead letter per notification, however many items it had wrong.
       const reasons = rejected.slice(0, 5).map((item) => `item ${item.index}: ${item.reason}`);
       if (rejected.length > 5) reasons.push(`and ${rejected.length - 5} more`);
-      const letter = {
-        v: 1 as const,
-        at: now,
-        location,
-        reason: reasons.join('; '),
-        body: raw.slice(0, deadLetterBytes),
-      };
-      if (items.length === 0) return reject(deps, location, raw, letter.reason, now);
-      await deps.store.pushDeadLetter(letter);
+      const reason = reasons.join('; ');
+      if (items.length === 0) return reject(deps, location, raw, reason, now);
+      await deps.store.pushDeadLetter(deadLetterOf(location, raw, reason, now));
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
     const handOff = deps.inboxHandOff;
@@ -113,6 +113,14 @@ export async function handleNotification(
       type: itemsType(items),
     };
   } catch (error) {
+    if (error instanceof StoreRefusedError) {
+      // Not an outage: the same call would be refused again. Kept for inspection, and a 500.
+      deps.logger.error({ err: error, location }, 'the store refused a notification');
+      await deps.store
+        .pushDeadLetter(deadLetterOf(location, raw, `store refused it: ${error.message}`, now))
+        .catch(() => undefined);
+      return { status: 500, message: 'the store refused this notification; it was kept' };
+    }
     if (!(error instanceof StoreUnavailableError)) throw error;
     deps.logger.error(
       { err: error, location },
@@ -130,13 +138,7 @@ async function reject(
   now: number,
 ): Promise<NotificationResult> {
   try {
-    await deps.store.pushDeadLetter({
-      v: 1,
-      at: now,
-      location,
-      reason,
-      body: raw.slice(0, deadLetterBytes),
-    });
+    await deps.store.pushDeadLetter(deadLetterOf(location, raw, reason, now));
   } catch (error) {
     deps.logger.warn({ err: error, reason }, 'could not keep a dead letter');
   }

@@ -6,7 +6,13 @@ import { z } from 'zod';
  * because the service's own sample reply carries `type: "sms.status"`.
  */
 export const notificationSchema = z.object({
-  id: z.string().min(1),
+  // It keys the notification's events in the store: well-formed text of bounded length (a lone
+  // surrogate would be refused by Redis's JSON decoder on every retry).
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((value) => !/\p{Cs}/u.test(value), { error: 'must be well-formed text' }),
   webhookId: z.string(),
   type: z.string(),
   // The service sends one item per notification in every sample; 500 leaves room and caps

@@ -8,6 +8,7 @@ import {
   type OutboundMessage,
   statusRank,
 } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
@@ -79,11 +80,11 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             const key = state.inPartition(update.phone, update.smsId);
             const existing = parse<MessageRecord>(state.messages.get(key));
             if (existing && statusRank[existing.status] >= statusRank[update.status]) continue;
-            state.messages.set(key, JSON.stringify({ ...existing, ...update }));
+            state.messages.set(key, storableJson({ ...existing, ...update }));
             if (!state.recordedSent.has(key)) {
               // The status overtook recordSent: it waits for it, which gives it the run.
               state.earlyStatuses.set(key, {
-                events: [...state.earlyStatusesOf(key, now), JSON.stringify(item.event)],
+                events: [...state.earlyStatusesOf(key, now), storableJson(item.event)],
                 expiresAt: now + storeLimits.earlyStatusTtlMs,
               });
               // Where a takeover finds the sms id of a send its dead holder never recorded.
@@ -100,7 +101,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
             }
           }
           const id = conversationId(item.event);
-          const madeReady = queues.inbox.append(id, partition, [JSON.stringify(item.event)], now);
+          const madeReady = queues.inbox.append(id, partition, [storableJson(item.event)], now);
           pushedHere++;
           // Claimed for the caller's worker, as the Redis script does: not announced.
           const token = newToken();
@@ -167,10 +168,10 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         return { ok: false, reason: 'stale' };
       }
       const headKind = state.head<MailboxEvent>('inbox', claim)?.kind;
-      if (step.record) state.conversations.set(id, JSON.stringify(step.record));
+      if (step.record) state.conversations.set(id, storableJson(step.record));
       queues.inbox.pop(id);
       for (const result of step.results ?? []) {
-        state.results.set(result.runId, JSON.stringify(result));
+        state.results.set(result.runId, storableJson(result));
       }
       // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
       if (step.suppression === 'add') state.suppressed.add(id);
@@ -186,7 +187,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
           madeReady = queues.outbox.readyBy(id, claim.partition, now);
         }
-        const outbound = step.outbound.map((message) => JSON.stringify(message));
+        const outbound = step.outbound.map((message) => storableJson(message));
         if (queues.outbox.append(id, claim.partition, outbound, now)) madeReady = true;
         const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
         const token = lease ? newToken() : '';

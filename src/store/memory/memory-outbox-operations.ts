@@ -1,6 +1,7 @@
 import { conversationId } from '../conversation-id.ts';
 import { mergeSentRecord } from '../message-status.ts';
 import type { MessageRecord, OutboundMessage, StatusEvent } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
@@ -34,13 +35,13 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       }
       const key = state.inPartition(record.phone, record.smsId);
       const merged = mergeSentRecord(parse(state.messages.get(key)), record);
-      state.messages.set(key, JSON.stringify(merged));
+      state.messages.set(key, storableJson(merged));
       state.recordedSent.add(key);
       // The statuses that overtook this call go to the mailbox now, with the record's run.
       const early = state.earlyStatusesOf(key, now);
       state.earlyStatuses.delete(key);
       if (early.length > 0) {
-        const events = early.map((json) => JSON.stringify(withRunId(JSON.parse(json), merged)));
+        const events = early.map((json) => storableJson(withRunId(JSON.parse(json), merged)));
         inbox.append(id, claim.partition, events, now);
         state.listeners.emit('inbox', claim.partition);
       }
@@ -71,7 +72,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       if (head?.id !== messageId) return { ok: false, reason: 'stale' };
       outbox.replaceHead(
         id,
-        JSON.stringify({ ...head, attempts, ...(inDoubtUntil !== undefined && { inDoubtUntil }) }),
+        storableJson({ ...head, attempts, ...(inDoubtUntil !== undefined && { inDoubtUntil }) }),
       );
       // Ready again only at notBefore, so no listener is woken now.
       outbox.release(id, claim.partition, claim.token, notBefore, Number.NEGATIVE_INFINITY);
@@ -83,7 +84,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       if (!state.headIs('outbox', claim, messageId)) return { ok: false, reason: 'stale' };
       outbox.pop(id);
-      inbox.append(id, claim.partition, [JSON.stringify(statusEvent)], now);
+      inbox.append(id, claim.partition, [storableJson(statusEvent)], now);
       state.listeners.emit('inbox', claim.partition);
       outbox.extend(id, claim.partition, now);
       return { ok: true };

@@ -9,6 +9,7 @@ import {
   type MessageRecord,
   type OutboundMessage,
 } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { InboxView, OutboxView, QueueName } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
@@ -154,7 +155,7 @@ export class MemoryState {
         botId: message.botId,
         outboxId: message.id,
       };
-      this.messages.set(this.inPartition(key.phone, smsId), JSON.stringify(record));
+      this.messages.set(this.inPartition(key.phone, smsId), storableJson(record));
       this.recordedSent.add(this.inPartition(key.phone, smsId));
       dropped.push({ id: message.id, reason, botId: message.botId });
     }

@@ -1,4 +1,5 @@
 import type { ConversationKey, ConversationRecord, TimerRecord } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 
 /**
  * How a conversation is kept on Redis: one plain string, the cheapest encoding for a record of
@@ -65,7 +66,7 @@ export function conversationBody(record: ConversationRecord): string {
         return [sendId === undefined || sendId.startsWith('@') ? `@${id}` : sendId, dueAt];
       }),
     );
-  return JSON.stringify({ v, runId, ...rest, ...(short && { timers: short }) });
+  return storableJson({ v, runId, ...rest, ...(short && { timers: short }) });
 }
 
 /**
@@ -108,8 +109,8 @@ export type StoredTimer =
   | [string, number, string | false, string];
 
 export function storedTimer(timer: TimerRecord, recordRunId: string | undefined): StoredTimer {
-  const json = JSON.stringify(timer.event);
-  const event = json === JSON.stringify(impliedTimerEvent(timer.sendId)) ? false : json;
+  const json = storableJson(timer.event);
+  const event = json === storableJson(impliedTimerEvent(timer.sendId)) ? false : json;
   if (timer.runId !== recordRunId) return [timer.sendId, timer.dueAt, event, timer.runId];
   return event === false ? [timer.sendId, timer.dueAt] : [timer.sendId, timer.dueAt, event];
 }
@@ -196,7 +197,7 @@ export function readConversationValue(
       : (JSON.parse(lines.messages) as MessageEntry[]).map(
           ([smsId, rank, sent, record]): [string, string] => [
             smsId,
-            `${rank}${sent}${JSON.stringify(record)}`,
+            `${rank}${sent}${storableJson(record)}`,
           ],
         );
   return { seq: lines.seq, applied: applied as string[], timers, messages, record };

@@ -1,4 +1,5 @@
 import type { MessageRecord } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 
 /**
  * How a message record is kept on Redis: one plain string, `<rank><sent>` then the record JSON
@@ -34,7 +35,7 @@ export function messageBody(record: Partial<MessageRecord>): string {
     if (field === 'smsId' || field === 'phone' || value === undefined) continue;
     stored[(storedField as Record<string, string>)[field] ?? field] = value;
   }
-  return JSON.stringify(stored);
+  return storableJson(stored);
 }
 
 /**

@@ -3,6 +3,7 @@ import { parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
 import { type OutboundMessage, statusRank } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { conversationBody, storedTimer } from './conversation-value.ts';
@@ -98,7 +99,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           const update = item.status ? statusRecordOf({ ...item, status: item.status }) : null;
           args.push(
             keys.conversation(item.event).id,
-            JSON.stringify(item.event),
+            storableJson(item.event),
             update?.smsId ?? '',
             update ? statusRank[update.status] : 0,
             update ? messageBody(update) : '',
@@ -229,11 +230,11 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         outboxToken,
         step.claimOutbox?.leaseMs ?? 0,
         step.outbound.length,
-        ...step.outbound.map((message) => JSON.stringify(message)),
+        ...step.outbound.map((message) => storableJson(message)),
         timers.set.length > 0
-          ? JSON.stringify(timers.set.map((timer) => storedTimer(timer, step.record?.runId)))
+          ? storableJson(timers.set.map((timer) => storedTimer(timer, step.record?.runId)))
           : '',
-        timers.cancel.length > 0 ? JSON.stringify(timers.cancel) : '',
+        timers.cancel.length > 0 ? storableJson(timers.cancel) : '',
         // An ended conversation is kept for the retention; an active one until it ends, and
         // an opted-out phone's record until it opts in (it is what keeps any conversation
         // from starting: compliance, like the suppressed: key).
@@ -242,16 +243,16 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           : 0,
         storeLimits.appliedWindowMs,
         step.suppression ?? '',
-        step.suppression === 'add' ? JSON.stringify({ at: now }) : '',
+        step.suppression === 'add' ? storableJson({ at: now }) : '',
         messageTtl(context),
         storeLimits.dropsPerView,
         step.results?.length
-          ? JSON.stringify(
+          ? storableJson(
               step.results.map((result) => ({
                 runId: result.runId,
                 botId: result.bot,
                 score: result.endedAt ?? result.startedAt,
-                json: JSON.stringify(result),
+                json: storableJson(result),
               })),
             )
           : '',

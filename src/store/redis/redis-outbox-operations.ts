@@ -1,5 +1,6 @@
 import { statusFields } from '../message-status.ts';
 import { statusRank } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { messageBody, storedField } from './message-value.ts';
@@ -46,7 +47,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         messageBody(record),
         statusRank[record.status],
         storeLimits.messagesInRecord,
-        JSON.stringify(statusFields.map((field) => storedField[field])),
+        storableJson(statusFields.map((field) => storedField[field])),
         now,
         c.id,
         keys.readyChannel,
@@ -83,7 +84,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       const args = [
         claim.token,
         messageId,
-        JSON.stringify(statusEvent),
+        storableJson(statusEvent),
         now,
         c.id,
         keys.readyChannel,

@@ -49,6 +49,23 @@ export function commitContract(store: () => Store): void {
       await claimOf(store(), 'outbox', phone, t0 + 5);
     });
 
+    it('stores a lone surrogate a bot left in its context or a message as U+FFFD, never failing', async () => {
+      const { phone, claim } = await claimStartAndReply(store());
+      const cut = 'Bravo 🎉'.slice(0, -1);
+      const base = conversationRecord(phone, 1);
+      const record = { ...base, snapshot: { value: 'q1', context: { note: cut } } };
+      const outbound = [outboundMessage(phone, 'e-1:0', cut)];
+      const result = await store().commitStep(
+        claim,
+        { eventId: 'e-1', expectedSeq: 0, record, outbound },
+        t0 + 5,
+      );
+      expect(result.ok).toBe(true);
+      const stored = await store().getConversation(keyOf(phone));
+      expect(stored?.snapshot).toEqual({ value: 'q1', context: { note: 'Bravo \uFFFD' } });
+      expect((await store().pendingOutbound(keyOf(phone)))[0]?.body).toBe('Bravo \uFFFD');
+    });
+
     it('keeps the record when the step gives none, and still checks its seq', async () => {
       const { phone, claim } = await claimStartAndReply(store());
       const record = conversationRecord(phone, 1);
