@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { conversationId } from '../conversation-id.ts';
 import { ReadyListeners } from '../ready-listeners.ts';
 import type { ConversationResult, DeadLetter, MailboxEvent, OutboundMessage } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
-import { storeLimits } from '../store-limits.ts';
+import { defaultRetentionMs, storeLimits } from '../store-limits.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
 import { memoryMonitoringOperations } from './memory-monitoring-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
@@ -17,6 +18,8 @@ export interface MemoryStoreOptions {
   newToken?: () => string;
   /** Receives what has no caller to reject with: errors thrown by `onReady` listeners. */
   onError?: (error: unknown) => void;
+  /** How long dead letters are kept (`REPLYFLOW_RETENTION`); default 30 days. */
+  retentionMs?: number;
 }
 
 /**
@@ -26,6 +29,7 @@ export interface MemoryStoreOptions {
  * and what comes back is exactly what Redis would give back.
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
+  const retentionMs = options.retentionMs ?? defaultRetentionMs;
   const state = new MemoryState(options.partitions ?? 16, new ReadyListeners(options.onError));
   const items = <T>(queue: 'inbox' | 'outbox', id: string) =>
     state.queues[queue].items(id).map((json) => JSON.parse(json) as T);
@@ -82,8 +86,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     },
 
     async pushDeadLetter(letter) {
-      state.deadLetters.unshift(JSON.stringify(letter));
+      // As on Redis: newest first, capped, none older than the retention.
+      const oldest = letter.at - retentionMs;
+      state.deadLetters.unshift(storableJson(letter));
       state.deadLetters.length = Math.min(state.deadLetters.length, storeLimits.deadLetterCap);
+      while (state.deadLetters.length > 0) {
+        const last = JSON.parse(state.deadLetters.at(-1)!) as DeadLetter;
+        if (last.at >= oldest) break;
+        state.deadLetters.pop();
+      }
     },
     async listDeadLetters(limit = storeLimits.deadLetterCap) {
       return state.deadLetters.slice(0, limit).map((json) => JSON.parse(json) as DeadLetter);

@@ -1,5 +1,6 @@
 import { parseConversationId } from '../conversation-id.ts';
 import type { DeadLetter, MailboxEvent, OutboundMessage } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { conversationRecordOf, readConversationValue } from './conversation-value.ts';
@@ -18,10 +19,12 @@ type InspectionOperations = Pick<
   | 'listDeadLetters'
 >;
 
-/** Reads for inspection and routing, and the dead letters: plain commands, no script needed. */
+/** Reads for inspection and routing, and the dead letters (kept for the retention, capped). */
 export function redisInspectionOperations({
   redis,
   keys,
+  scripts,
+  retention,
 }: RedisStoreContext): InspectionOperations {
   const list = async <T>(operation: string, key: string): Promise<T[]> => {
     const items = await withStoreErrors(operation, () => redis.lrange(key, 0, -1));
@@ -75,16 +78,15 @@ export function redisInspectionOperations({
       list<OutboundMessage>('pendingOutbound', keys.conversation(key).list('outbox')),
 
     async pushDeadLetter(letter) {
-      const json = JSON.stringify(letter);
-      await withStoreErrors('pushDeadLetter', async () => {
-        const results = await redis
-          .multi()
-          .lpush(keys.deadLetters, json)
-          .ltrim(keys.deadLetters, 0, storeLimits.deadLetterCap - 1)
-          .exec();
-        const failed = results?.find(([error]) => error);
-        if (failed) throw failed[0];
-      });
+      const args = [
+        storableJson(letter),
+        storeLimits.deadLetterCap,
+        letter.at,
+        retention.conversationsMs,
+      ];
+      await withStoreErrors('pushDeadLetter', () =>
+        scripts.run('push-dead-letter', [keys.deadLetters], args),
+      );
     },
     async listDeadLetters(limit = storeLimits.deadLetterCap) {
       const letters = await withStoreErrors('listDeadLetters', () =>

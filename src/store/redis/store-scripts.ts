@@ -73,7 +73,8 @@ export type ScriptName =
   | 'defer-outbound'
   | 'fail-outbound'
   | 'claim-due-timers'
-  | 'reserve-send-slot';
+  | 'reserve-send-slot'
+  | 'push-dead-letter';
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;

@@ -51,8 +51,6 @@ const GLOBAL_KEYS_WITHOUT_TTL: ReadonlyArray<{ name: string; pattern: RegExp }> 
   // Per partition: the message records made by statuses of unknown sms, by time (each record
   // has its own short TTL; the index is capped at storeLimits.unknownMessagesCap).
   { name: '{p<N>}:unknown-sms', pattern: /^\{p\d+\}:unknown-sms$/ },
-  // The dead letters: one list, capped (storeLimits.deadLetterCap).
-  { name: 'dead-letters', pattern: /^dead-letters$/ },
   // Per location: the shared send schedule of its rate limit (next slot, paused until).
   { name: '{send:<location>}:…', pattern: /^\{send:[A-Za-z0-9_-]+\}:.+$/ },
 ];

@@ -127,5 +127,18 @@ export function inspectionContract(store: () => Store): void {
       await store().pushDeadLetter(letter(2_000));
       expect(await store().listDeadLetters(1)).toEqual([letter(2_000)]);
     });
+
+    it('keeps no dead letter longer than the retention (30 days by default)', async () => {
+      const day = 24 * 3_600_000;
+      const letter = (at: number): DeadLetter => ({ v: 1, at, reason: 'malformed', body: '{' });
+      await store().pushDeadLetter(letter(t0));
+      await store().pushDeadLetter(letter(t0 + 29 * day));
+      expect(await store().listDeadLetters()).toEqual([letter(t0 + 29 * day), letter(t0)]);
+      await store().pushDeadLetter(letter(t0 + 31 * day));
+      expect(await store().listDeadLetters()).toEqual([
+        letter(t0 + 31 * day),
+        letter(t0 + 29 * day),
+      ]);
+    });
   });
 }
