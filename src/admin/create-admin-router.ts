@@ -44,6 +44,7 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
           registry: options.registry,
           locations: options.config.locations,
           now: () => options.clock.now(),
+          logger: options.logger,
         },
         parsed.data,
       );

@@ -5,6 +5,7 @@ import type { LocationConfig } from '../app/config.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
 import { ValidationError } from '../errors.ts';
+import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import type { Store } from '../store/store.ts';
@@ -25,6 +26,8 @@ export interface StartDeps {
   registry: BotRegistry;
   locations: readonly LocationConfig[];
   now(): number;
+  /** Where a refused start to an opted-out phone is logged (info, phone masked). */
+  logger: Logger;
 }
 
 /** An HTTP-shaped answer, so the admin route sends it as is and the CLI prints it. */
@@ -40,12 +43,17 @@ export type StartAnswer =
         duplicate: boolean;
       };
     }
-  | { status: 400 | 404 | 409; body: { error: string; field?: string; activeBot?: string } };
+  | {
+      status: 400 | 404 | 409;
+      body: { error: string; field?: string; activeBot?: string; message?: string };
+    };
 
 /**
  * Starts a bot's conversation with a phone, in production: checks the location, the bot, the
  * phone (normalised; masked in errors) and `input` (against the bot's `input` schema), applies
  * the bot's `startPolicy` when the phone has an active conversation, and is idempotent by `key`.
+ * A phone that opted out gets `409 { error: 'opted_out' }`, logged: it is sent nothing until it
+ * texts START.
  */
 export async function startWithPolicy(
   deps: StartDeps,
@@ -102,6 +110,9 @@ export async function startWithPolicy(
     body: { id: startedId, location: location.name, bot: bot.id, phone, policy, duplicate },
   });
   // The same key again: the first start is waiting in the mailbox or was applied; nothing new.
+  // Checked before the opt-out: a retry of a start accepted before the STOP gets the answer the
+  // first request got (the caller's retry loop must see the same result, not a new refusal);
+  // the opt-out already ended that conversation, as its result shows.
   if (id !== undefined) {
     const eventId = `${id}:0`;
     const [pending, applied] = await Promise.all([
@@ -115,6 +126,23 @@ export async function startWithPolicy(
     }
   }
   const active = await deps.store.getConversation(key);
+  // The record's flag is what the engine drops a start on (run-step), written in the same
+  // commit as the sender's suppression key. A STOP still waiting in the mailbox is not seen
+  // here: that start is accepted and then dropped by the engine, sending nothing.
+  if (active?.suppressed) {
+    const masked = maskPhone(phone);
+    deps.logger.info(
+      { location: location.name, bot: bot.id, conversation: masked },
+      'admin start refused: the phone opted out',
+    );
+    return {
+      status: 409,
+      body: {
+        error: 'opted_out',
+        message: `phone ${masked} opted out (STOP): nothing is sent to it until the person texts START`,
+      },
+    };
+  }
   const policy = active?.status === 'active' ? (bot.startPolicy ?? 'skip') : 'start';
   if (policy === 'skip') {
     return {

@@ -63,14 +63,15 @@ async function start(bot: string, options: StartOptions): Promise<number> {
   const { store, redis } = openStore(config, logger);
   try {
     const answer = await startWithPolicy(
-      { store, registry, locations: config.locations, now: Date.now },
+      { store, registry, locations: config.locations, now: Date.now, logger },
       { bot, phone: options.phone, input, key: options.key, location: options.location },
     );
     if (answer.status === 202) {
       process.stdout.write(`${JSON.stringify(answer.body, null, 2)}\n`);
       return 0;
     }
-    process.stderr.write(`error ${answer.status}: ${answer.body.error}\n`);
+    const { error, message } = answer.body;
+    process.stderr.write(`error ${answer.status}: ${error}${message ? `: ${message}` : ''}\n`);
     return 1;
   } finally {
     await store.close();

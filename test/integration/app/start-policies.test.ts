@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { startWithPolicy } from '../../../src/admin/start-with-policy.ts';
@@ -49,6 +50,7 @@ describe("a start's policy toward the phone's active conversation, on Redis with
       registry,
       locations: [{ name: location } as LocationConfig],
       now: Date.now,
+      logger: pino({ level: 'silent' }),
     };
     const phone = '33612349001';
     const start = (bot: string) => startWithPolicy(deps, { bot, phone: `+${phone}` });

@@ -1,3 +1,4 @@
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWithPolicy } from '../../../src/admin/start-with-policy.ts';
 import type { LocationConfig } from '../../../src/app/config.ts';
@@ -30,6 +31,7 @@ describe('a STOP whose from is in national form (default country US), on real Re
       registry,
       locations: [{ name: location, defaultCountry: 'US' } as LocationConfig],
       now: () => clock.now(),
+      logger: pino({ level: 'silent' }),
     };
     const started = await startWithPolicy(deps, { bot: 'quiz', phone: '+1 201 555 0123' });
     expect(started).toMatchObject({ status: 202, body: { phone } });
