@@ -43,11 +43,16 @@ export const locationConfigSchema = z.object({
   apiKeySecret: z.string().min(1, { error: 'is required' }),
   /**
    * Random secret path segment of this location's webhook URL (the service does not sign
-   * notifications). Needed to serve webhooks; the CLI's client commands do without it.
+   * notifications). Needed to serve webhooks; the CLI's client commands do without it. Letters,
+   * digits, `-` and `_` only: a `/`, `+`, `=`, `%`, `#`, `?` or space (base64 has some) would
+   * change the URL's path, and every notification would then be answered 404.
    */
   webhookSecret: z
     .string()
-    .min(16, { error: 'must be at least 16 characters (use: openssl rand -hex 16)' })
+    .regex(/^[A-Za-z0-9_-]{16,}$/, {
+      error:
+        'must be at least 16 characters, each a letter, a digit, - or _ (it is a path segment of the webhook URL): make one with openssl rand -hex 32',
+    })
     .optional(),
   /** Country assumed for phone numbers written in national form (0612345678). */
   defaultCountry: countryCode.optional(),

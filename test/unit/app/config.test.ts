@@ -99,6 +99,24 @@ describe('loadConfig', () => {
     expect(envError).toContain('REPLYFLOW_WEBHOOK_SECRET must be at least 16 characters');
   });
 
+  it('refuses a webhook secret with a character the URL would change, saying how to make one', async () => {
+    // `openssl rand -base64 16` gives such secrets; each used to be accepted, then every
+    // notification was answered 404.
+    for (const character of ['/', '+', '=', '%', '#', '?', ' ']) {
+      const secret = `0123456789${character}abcdef0123`;
+      const message = await loadConfig({ ...single, REPLYFLOW_WEBHOOK_SECRET: secret }).catch(
+        (e: Error) => e.message,
+      );
+      const lines = String(message).split('\n').slice(1);
+      expect(lines, JSON.stringify(character)).toEqual([
+        expect.stringMatching(/^ {2}- REPLYFLOW_WEBHOOK_SECRET .*openssl rand -hex 32$/),
+      ]);
+    }
+    const hex = 'c0ffee0123456789abcdef0123456789';
+    const config = await loadConfig({ ...single, REPLYFLOW_WEBHOOK_SECRET: `${hex}-_Az` });
+    expect(config.locations[0]?.webhookSecret).toBe(`${hex}-_Az`);
+  });
+
   it('reads several locations from the REPLYFLOW_CONFIG file, and names the bad field', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rf-config-'));
     const file = join(dir, 'replyflow.config.json');
