@@ -7,6 +7,7 @@ import { complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { ConfigError } from '../errors.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
+import { adminTokenSchema } from './admin-token-schema.ts';
 
 /** A duration setting (`30s`, `2m`, `1h`) read as milliseconds; `message` when it is not one, or is under `minMs`. */
 function duration(fallback: string, message: string, minMs = 0) {
@@ -155,13 +156,10 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /**
    * Bearer token for `/metrics` and the admin routes (`POST /admin/conversations`). Unset:
-   * `/metrics` is open and the admin routes answer 403. Use a long random value
-   * (openssl rand -hex 32).
+   * `/metrics` is open and the admin routes answer 403. Trimmed, then a random value of at least
+   * 32 characters (`adminTokenSchema`): openssl rand -hex 32.
    */
-  REPLYFLOW_ADMIN_TOKEN: z
-    .string()
-    .min(16, { error: 'must be at least 16 characters (use: openssl rand -hex 32)' })
-    .optional(),
+  REPLYFLOW_ADMIN_TOKEN: adminTokenSchema.optional(),
   /** Webhook requests in flight at once; past it the webhook answers 503 at once (the service retries). */
   REPLYFLOW_MAX_INFLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
   /** How long a stop (SIGTERM, SIGINT) may take: in-flight steps and sends finish, claims are released, then the process exits 0. */

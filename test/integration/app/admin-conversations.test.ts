@@ -18,7 +18,7 @@ import {
   type WorkerProcess,
 } from '../../support/worker-process.ts';
 
-const token = 'admin-token-0123456789abcdef';
+const token = 'admin-7c1e94b2d06f3a85e9c2417b6d0f8a3e';
 const location = 'paris';
 const redis = connectTestRedis();
 const prefix = randomPrefix('admin');

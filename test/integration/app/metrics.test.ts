@@ -133,7 +133,7 @@ describe('GET /metrics after a conversation, a failed send, a retry and a timer'
 
 describe('the admin token on /metrics', () => {
   it('asks for the token on /metrics only, compares it whole, and leaves /healthz and /readyz open', async () => {
-    const token = 'metrics-token-0123456789abcdef';
+    const token = 'metrics-5b8e2d71c4a09f36e1d7b3c85a2f0e94';
     const store = createMemoryStore({});
     const app = createHttpApp({
       store,

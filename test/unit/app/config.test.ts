@@ -184,13 +184,13 @@ describe('loadConfig', () => {
     expect(defaults.healthPort).toBeUndefined();
     const set = await loadConfig({
       ...single,
-      REPLYFLOW_ADMIN_TOKEN: 'a'.repeat(32),
+      REPLYFLOW_ADMIN_TOKEN: '9f2c4e7a1b3d5f60c8e2a4b6d8f01357',
       REPLYFLOW_MAX_INFLIGHT: '64',
       REPLYFLOW_STOP_TIMEOUT: '3s',
       REPLYFLOW_HEALTH_PORT: '9464',
     });
     expect(set).toMatchObject({
-      adminToken: 'a'.repeat(32),
+      adminToken: '9f2c4e7a1b3d5f60c8e2a4b6d8f01357',
       maxInflight: 64,
       stopTimeoutMs: 3_000,
       healthPort: 9464,
@@ -200,7 +200,9 @@ describe('loadConfig', () => {
       REPLYFLOW_ADMIN_TOKEN: 'short',
       REPLYFLOW_STOP_TIMEOUT: 'soon',
     }).catch((e: Error) => e.message);
-    expect(message).toContain('REPLYFLOW_ADMIN_TOKEN must be at least 16 characters');
+    expect(message).toContain(
+      'REPLYFLOW_ADMIN_TOKEN must be a random value of at least 32 characters',
+    );
     expect(message).toContain('REPLYFLOW_STOP_TIMEOUT must be a duration');
   });
 

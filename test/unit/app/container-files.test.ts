@@ -38,7 +38,7 @@ const userValues: Record<string, string> = {
   REPLYFLOW_API_KEY_SECRET: 'key-secret',
   REPLYFLOW_WEBHOOK_SECRET: '0123456789abcdef0123456789abcdef',
   REPLYFLOW_PUBLIC_URL: 'https://bots.example.com',
-  REPLYFLOW_ADMIN_TOKEN: '0123456789abcdef0123456789abcdef0123456789abcdef',
+  REPLYFLOW_ADMIN_TOKEN: 'e3b7a91f04c6d852f1a0e9c7b35d4862af0c17e95b3d28f4',
 };
 
 /** Compose's interpolation: `${VAR:?message}` is required, `${VAR:-default}` has a default. */
