@@ -1,19 +1,19 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../app/config.ts';
-import { openStore } from '../app/open-store.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import {
   checkLiveConversations,
   type LiveGroup,
 } from '../conversation/check-live-conversations.ts';
-import { ConfigError, ReplyflowError } from '../errors.ts';
+import { ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import { formatTable } from './format-table.ts';
+import { openDeploymentStore } from './open-deployment-store.ts';
 
 /**
  * `replyflow bots check [--bots DIR]`: before a deploy, what the live conversations in the
- * store (REDIS_URL) would do with the bots of DIR. Exits 1 when some would end with no
- * `migrate` to keep them.
+ * store (REDIS_URL or REDIS_CLUSTER_NODES) would do with the bots of DIR. Exits 1 when some
+ * would end with no `migrate` to keep them.
  */
 export function registerBotsCheckCommand(program: Command): void {
   // `bots` groups several sub-commands, each registered from its own file.
@@ -23,7 +23,7 @@ export function registerBotsCheckCommand(program: Command): void {
   bots
     .command('check')
     .description(
-      'Count live conversations in the store (REDIS_URL) per bot, version and state, and list those the new bot definitions would end; exit 1 if any would end with no migrate',
+      'Count live conversations in the store (REDIS_URL or REDIS_CLUSTER_NODES) per bot, version and state, and list those the new bot definitions would end; exit 1 if any would end with no migrate',
     )
     .option('--bots <dir>', 'folder of the new bot files (default REPLYFLOW_BOTS_DIR or ./bots)')
     .option('--json', 'print the report as JSON')
@@ -40,14 +40,13 @@ export function registerBotsCheckCommand(program: Command): void {
 
 async function check(options: { bots?: string; json?: boolean }): Promise<number> {
   const config = await loadConfig(process.env);
-  if (!config.redisUrl) {
-    throw new ConfigError(
-      'bots check reads the live conversations in Redis: set REDIS_URL (and REPLYFLOW_REDIS_PREFIX if you changed it) to the store of the deployment',
-    );
-  }
-  const registry = await loadBots(options.bots ?? config.botsDir);
-  const { store, redis } = openStore(config, createLogger({ level: 'error' }));
+  const { store, close } = openDeploymentStore(
+    config,
+    'bots check reads the live conversations',
+    createLogger({ level: 'error' }),
+  );
   try {
+    const registry = await loadBots(options.bots ?? config.botsDir);
     const report = await checkLiveConversations(store, registry);
     if (options.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else {
@@ -71,8 +70,7 @@ async function check(options: { bots?: string; json?: boolean }): Promise<number
     }
     return report.breaking.length === 0 ? 0 : 1;
   } finally {
-    await store.close();
-    await redis?.quit();
+    await close();
   }
 }
 

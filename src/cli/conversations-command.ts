@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { startWithPolicy } from '../admin/start-with-policy.ts';
 import { loadConfig } from '../app/config.ts';
-import { openStore } from '../app/open-store.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { ConfigError, ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
+import { openDeploymentStore } from './open-deployment-store.ts';
 
 interface StartOptions {
   phone: string;
@@ -15,13 +15,16 @@ interface StartOptions {
 
 /**
  * `replyflow conversations start <bot> --phone N --input JSON [--key K]`: what
- * `POST /admin/conversations` does, against the store the environment names (REDIS_URL), for
+ * `POST /admin/conversations` does, against the store the environment names (REDIS_URL or
+ * REDIS_CLUSTER_NODES), for
  * scripts and cron jobs. Prints the answer as JSON; exits 1 when nothing was started.
  */
 export function registerConversationsCommand(program: Command): void {
   const conversations = program
     .command('conversations')
-    .description('Start conversations in the running deployment (needs REDIS_URL)');
+    .description(
+      'Start conversations in the running deployment (needs REDIS_URL or REDIS_CLUSTER_NODES)',
+    );
   conversations
     .command('start <bot>')
     .description("Start a bot's conversation with a phone, as POST /admin/conversations does")
@@ -53,15 +56,14 @@ async function start(bot: string, options: StartOptions): Promise<number> {
     );
   }
   const config = await loadConfig(process.env);
-  if (!config.redisUrl) {
-    throw new ConfigError(
-      "replyflow conversations start writes to the deployment's store: set REDIS_URL (and REPLYFLOW_REDIS_PREFIX if the server uses one)",
-    );
-  }
-  const registry = await loadBots(config.botsDir);
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
-  const { store, redis } = openStore(config, logger);
+  const { store, close } = openDeploymentStore(
+    config,
+    'replyflow conversations start writes the start',
+    logger,
+  );
   try {
+    const registry = await loadBots(config.botsDir);
     const answer = await startWithPolicy(
       { store, registry, locations: config.locations, now: Date.now, logger },
       { bot, phone: options.phone, input, key: options.key, location: options.location },
@@ -74,7 +76,6 @@ async function start(bot: string, options: StartOptions): Promise<number> {
     process.stderr.write(`error ${answer.status}: ${error}${message ? `: ${message}` : ''}\n`);
     return 1;
   } finally {
-    await store.close();
-    await redis?.quit().catch(() => redis.disconnect());
+    await close();
   }
 }

@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../app/config.ts';
-import { openStore } from '../app/open-store.ts';
 import { ConfigError, ReplyflowError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
 import { type ResultFormat, writeResults } from '../results/write-results.ts';
+import { openDeploymentStore } from './open-deployment-store.ts';
 
-/** `replyflow results <bot>`: a bot's conversation results from the store at REDIS_URL. */
+/** `replyflow results <bot>`: a bot's conversation results from the deployment's store (REDIS_URL or REDIS_CLUSTER_NODES). */
 export function registerResultsCommand(program: Command): void {
   program
     .command('results')
     .description(
-      "Print a bot's conversation results (what its flows recorded), from the store at REDIS_URL",
+      "Print a bot's conversation results (what its flows recorded), from the deployment's store (REDIS_URL or REDIS_CLUSTER_NODES)",
     )
     .argument('<bot>', 'the bot id')
     .option('--format <format>', 'csv or json', 'csv')
@@ -41,13 +41,12 @@ async function printResults(
     );
   }
   const config = await loadConfig(process.env);
-  if (!config.redisUrl) {
-    throw new ConfigError(
-      'results are kept in Redis: set REDIS_URL (the in-memory store of `replyflow dev` lives only in its own process)',
-    );
-  }
   const logger = createLogger({ level: 'warn', destination: process.stderr });
-  const { store, redis } = openStore(config, logger);
+  const { store, close } = openDeploymentStore(
+    config,
+    'replyflow results reads the results kept',
+    logger,
+  );
   try {
     await writeResults(store, bot, process.stdout, {
       format: options.format as ResultFormat,
@@ -55,7 +54,6 @@ async function printResults(
       ...(options.location !== undefined && { location: options.location }),
     });
   } finally {
-    await store.close();
-    redis?.disconnect();
+    await close();
   }
 }

@@ -78,7 +78,7 @@ describe('replyflow bots check (real Redis)', () => {
     const noRedis = await replyflow(['bots', 'check', '--bots', v1], {});
     expect(noRedis.code).toBe(1);
     expect(noRedis.stderr).toMatch(
-      /CONFIG_INVALID: bots check reads the live conversations in Redis: set REDIS_URL/,
+      /CONFIG_INVALID: bots check reads the live conversations in the deployment's store: set REDIS_URL \(one Redis\) or REDIS_CLUSTER_NODES/,
     );
   });
 });
