@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { createEmulatorApp, type EmulatorApp } from '../emulator/create-emulator-app.ts';
-import { isLoopback } from '../emulator/is-loopback.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
 import type { AppConfig } from './config.ts';
@@ -65,8 +64,10 @@ export async function startDev(
       emulator = createEmulatorApp({
         keyPairs: [{ id: 'dev', secret: 'dev', location: 'default' }],
         logger,
-        // Our own webhook is on `host`: told to listen beyond loopback, dev must call it there.
-        allowRemoteWebhooks: !isLoopback(reachable),
+        // Listening beyond loopback, the emulator refuses webhooks into this machine or its
+        // network, but for the one dev registers itself.
+        host,
+        trustedWebhookOrigins: [base.publicUrl ?? local],
       });
       const router = Router();
       router.use(emulator.app);

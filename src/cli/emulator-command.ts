@@ -12,6 +12,7 @@ interface EmulatorCommandOptions {
   balance?: number;
   shortCode?: string;
   allowRemoteWebhooks?: boolean;
+  allowPrivateWebhooks?: boolean;
   logLevel: string;
 }
 
@@ -80,6 +81,10 @@ export function registerEmulatorCommand(program: Command): void {
       '--allow-remote-webhooks',
       'accept webhook URLs outside this machine (otherwise only 127.0.0.1, ::1 and localhost)',
     )
+    .option(
+      '--allow-private-webhooks',
+      'with --host beyond loopback, still accept webhook URLs on loopback, private and link-local addresses (a container network)',
+    )
     .option('--log-level <level>', 'pino log level (silent to hide the log)', 'info')
     .action((options: EmulatorCommandOptions) => runEmulator(options));
 }
@@ -108,6 +113,7 @@ async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
     initialBalance: options.balance,
     shortCode: options.shortCode,
     allowRemoteWebhooks: options.allowRemoteWebhooks === true,
+    allowPrivateWebhooks: options.allowPrivateWebhooks === true,
     logger: createLogger({ level: options.logLevel }),
   };
   let emulator: Awaited<ReturnType<typeof startEmulator>>;

@@ -1,3 +1,5 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import { createLogger } from '../observability/logger.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { DeliveryLog } from './delivery-log.ts';
@@ -20,6 +22,8 @@ export interface EmulatorDeps {
   clock?: Clock;
   /** Draws the `rate` of injected endpoint faults. */
   random?: () => number;
+  /** Resolves webhook hosts (registration and delivery checks); `dns.lookup` by default. */
+  lookup?: LookupFunction;
 }
 
 /** Builds the state and the moving parts of one emulator, with no HTTP. */
@@ -29,6 +33,7 @@ export function createEmulatorContext(
 ): EmulatorContext {
   const config = resolveEmulatorOptions(options);
   const clock = deps.clock ?? systemClock;
+  const lookup = deps.lookup ?? dnsLookup;
   const logger = (options.logger ?? createLogger({ level: 'silent' })).child({
     component: 'emulator',
   });
@@ -53,6 +58,7 @@ export function createEmulatorContext(
     events,
     clock,
     logger,
+    lookup,
     faults: webhookFaults,
     log: deliveryLog,
   });
@@ -72,6 +78,7 @@ export function createEmulatorContext(
     config,
     clock,
     logger,
+    lookup,
     messages,
     locations,
     outcomes,

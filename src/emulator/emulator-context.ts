@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { DeliveryLog } from './delivery-log.ts';
@@ -19,6 +20,8 @@ export interface EmulatorContext {
   config: EmulatorConfig;
   clock: Clock;
   logger: Logger;
+  /** Resolves webhook hosts for the address checks. */
+  lookup: LookupFunction;
   messages: MessageStore;
   locations: LocationStore;
   outcomes: Map<string, RecipientOutcome>;

@@ -19,7 +19,11 @@ export type RecipientOutcome = 'delivered' | 'expired' | 'invalid' | 'silent';
 export interface EmulatorOptions {
   /** Default 4010; 0 picks a free port. */
   port?: number;
-  /** Default '127.0.0.1'. */
+  /**
+   * Default '127.0.0.1'. Where the emulator listens (`createEmulatorApp`: where the server that
+   * mounts it listens): beyond loopback, webhook URLs to loopback, private and link-local
+   * addresses are refused unless `allowPrivateWebhooks`.
+   */
   host?: string;
   keyPairs: EmulatorKeyPair[];
   /**
@@ -27,6 +31,18 @@ export interface EmulatorOptions {
    * can reach the emulator could otherwise make it call an address of the private network.
    */
   allowRemoteWebhooks?: boolean;
+  /**
+   * Accept webhook URLs on loopback, private (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7)
+   * and link-local (169.254/16, fe80::/10) addresses even when `host` is not loopback: the
+   * container network case. Default false: anyone who reaches the emulator could otherwise make
+   * it call into this machine or its network.
+   */
+  allowPrivateWebhooks?: boolean;
+  /**
+   * Origins (`http://127.0.0.1:3000`) registered and called whatever their address:
+   * `replyflow dev` trusts its own webhook.
+   */
+  trustedWebhookOrigins?: string[];
   /** Multiplies every delay: lifecycle, retry backoff and the 4 s webhook deadline. Default 1. */
   timeScale?: number;
   /** Requests per second per key pair on every /v1 endpoint. Default 100; Infinity disables. */
@@ -54,6 +70,8 @@ export interface EmulatorConfig {
   host: string;
   keyPairs: EmulatorKeyPair[];
   allowRemoteWebhooks: boolean;
+  allowPrivateWebhooks: boolean;
+  trustedWebhookOrigins: string[];
   timeScale: number;
   rateLimitPerSecond: number;
   unitPrice: number;
@@ -87,6 +105,8 @@ export function resolveEmulatorOptions(options: EmulatorOptions): EmulatorConfig
     host: options.host ?? '127.0.0.1',
     keyPairs: options.keyPairs,
     allowRemoteWebhooks: options.allowRemoteWebhooks ?? false,
+    allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
+    trustedWebhookOrigins: (options.trustedWebhookOrigins ?? []).map((url) => new URL(url).origin),
     timeScale,
     rateLimitPerSecond,
     unitPrice: options.unitPrice ?? 0.05,

@@ -1,4 +1,5 @@
 import { type Dispatcher, request } from 'undici';
+import { BlockedAddressError } from '../provider/address-guard.ts';
 import type { Notification } from '../provider/schemas/notification.ts';
 import type { DeliveryOutcome } from './delivery-log.ts';
 import { cancelled, type PendingWork } from './pending-work.ts';
@@ -65,6 +66,9 @@ function aborted(signal: AbortSignal): Promise<void> {
 }
 
 function describe(error: unknown): string {
+  if (error instanceof BlockedAddressError) {
+    return `${error.message}; the emulator listens beyond loopback: start it with --allow-private-webhooks (allowPrivateWebhooks) to call such addresses`;
+  }
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import type { Logger } from '../observability/logger.ts';
 import type { Notification } from '../provider/schemas/notification.ts';
@@ -10,6 +11,7 @@ import type { EventStream } from './event-stream.ts';
 import type { LocationStore } from './location-store.ts';
 import type { PendingWork } from './pending-work.ts';
 import { postNotification } from './post-notification.ts';
+import { webhookConnector } from './webhook-connector.ts';
 import type { WebhookFaults } from './webhook-faults.ts';
 
 export interface WebhookDispatcherDeps {
@@ -21,6 +23,7 @@ export interface WebhookDispatcherDeps {
   events: EventStream;
   clock: Clock;
   logger: Logger;
+  lookup: LookupFunction;
 }
 
 interface Delivery {
@@ -38,9 +41,14 @@ interface Delivery {
  */
 export class WebhookDispatcher {
   // Our own connection pool, so close() can drop every socket to the receivers.
-  readonly #agent = new Agent({ keepAliveTimeout: 1000 });
+  readonly #agent: Agent;
 
-  constructor(private readonly deps: WebhookDispatcherDeps) {}
+  constructor(private readonly deps: WebhookDispatcherDeps) {
+    this.#agent = new Agent({
+      keepAliveTimeout: 1000,
+      connect: webhookConnector(deps.config, deps.lookup),
+    });
+  }
 
   notify(location: string, event: WebhookEvent, data: unknown[]): Notification[] {
     const type = event === 'sms.reply' ? this.deps.config.replyEnvelopeType : event;

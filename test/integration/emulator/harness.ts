@@ -1,4 +1,5 @@
 import {
+  type EmulatorDeps,
   type EmulatorKeyPair,
   type EmulatorOptions,
   type RunningEmulator,
@@ -52,16 +53,20 @@ export interface TestEmulator extends RunningEmulator {
  */
 export async function startTestEmulator(
   options: Partial<EmulatorOptions> = {},
+  deps: EmulatorDeps = {},
 ): Promise<TestEmulator> {
-  const emulator = await startEmulator({
-    port: 0,
-    timeScale: 0.01,
-    keyPairs: [paris, lyon],
-    // 4 s scaled to 40 ms is too short for a loaded CI machine to answer on loopback: deliveries
-    // here get 1 s. Tests of the deadline itself pass their own webhookRetry.
-    webhookRetry: { timeoutMs: 100_000 },
-    ...options,
-  });
+  const emulator = await startEmulator(
+    {
+      port: 0,
+      timeScale: 0.01,
+      keyPairs: [paris, lyon],
+      // 4 s scaled to 40 ms is too short for a loaded CI machine to answer on loopback: deliveries
+      // here get 1 s. Tests of the deadline itself pass their own webhookRetry.
+      webhookRetry: { timeoutMs: 100_000 },
+      ...options,
+    },
+    deps,
+  );
   const call = async (
     url: string,
     method: string,
