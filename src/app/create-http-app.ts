@@ -1,4 +1,4 @@
-import type { RequestListener, ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '../observability/logger.ts';
 import type { NotificationOutcome } from '../observability/metrics.ts';
@@ -21,6 +21,11 @@ export interface HttpAppOptions extends WebhookRouterOptions {
   ops?: OpsRouterOptions;
   /** Refuses webhook requests with 503 (the service retries) while stopping or overloaded. */
   gate?: WebhookGate;
+  /**
+   * Sees every request first, the webhook's fast path included, and calls `next` to let it on
+   * (`dev`: `requireLocalHost`). `createHttpListener` only.
+   */
+  guard?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 }
 
 export interface WebhookGate {
@@ -40,9 +45,11 @@ export function createHttpListener(options: HttpAppOptions): RequestListener {
   const admission = options.gate && gateAdmission(options.gate);
   const app = buildApp(options, admission);
   const fastPath = createWebhookFastPath(options, admission);
-  return (req, res) => {
+  const route: RequestListener = (req, res) => {
     if (!fastPath(req, res)) app(req, res);
   };
+  const { guard } = options;
+  return guard ? (req, res) => guard(req, res, () => route(req, res)) : route;
 }
 
 /** The HTTP face of replyflow: health, readiness and metrics, the webhook route, and JSON errors. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { createEmulatorApp, type EmulatorApp } from '../emulator/create-emulator-app.ts';
+import { requireLocalHost } from '../emulator/require-local-host.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
 import type { AppConfig } from './config.ts';
@@ -13,6 +14,12 @@ import { type LiveBots, watchBots } from './watch-bots.ts';
 export interface DevOptions {
   /** Interface to listen on. Default 127.0.0.1: dev lets its caller drive bots and read messages. */
   host?: string;
+  /**
+   * Host names (or addresses) answered besides loopback ones (`--allow-host`). Every route of dev
+   * refuses any other `Host` with 403, so that no web page reaches it by DNS rebinding; `host`,
+   * when a specific address, and the host of REPLYFLOW_PUBLIC_URL are answered too.
+   */
+  allowedHosts?: string[];
   /** Watch the bots folder and reload on change. Default true. */
   watch?: boolean;
   /** Always the emulator and the memory store, whatever the configuration says (`replyflow chat`). */
@@ -98,6 +105,13 @@ export async function startDev(
       logger,
       store,
       host,
+      guard: requireLocalHost({
+        allowedHosts: [
+          ...(options.allowedHosts ?? []),
+          ...(devConfig.publicUrl ? [new URL(devConfig.publicUrl).hostname] : []),
+        ],
+        listenHost: host,
+      }),
       registry: bots.live,
       clock,
       worker: { onStep: options.onStep },

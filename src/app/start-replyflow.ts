@@ -18,7 +18,7 @@ import type { AppConfig } from './config.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHardenedServer } from './create-hardened-server.ts';
-import { createHttpApp, createHttpListener } from './create-http-app.ts';
+import { createHttpApp, createHttpListener, type HttpAppOptions } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
 import { listenOn } from './listen-on.ts';
 import { logBotTexts } from './log-bot-texts.ts';
@@ -55,6 +55,8 @@ export interface StartOptions {
   /** Shared per-location send limiters; built from the store's Redis (or in memory) otherwise. */
   sendLimiters?: Map<string, SharedLimiter>;
   scheduler?: { intervalMs?: number };
+  /** Sees every request of the web server first (`dev`: the Host check); see `createHttpListener`. */
+  guard?: HttpAppOptions['guard'];
   /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
   extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
   /** Where the metrics go; a registry of this app's own otherwise. */
@@ -189,6 +191,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         extra: [admin, ...extra],
         inboxHandOff: worker?.handOff,
         ops,
+        guard: options.guard,
         gate: {
           draining: () => draining,
           maxInflight: config.maxInflight ?? 512,

@@ -13,6 +13,7 @@ interface EmulatorCommandOptions {
   shortCode?: string;
   allowRemoteWebhooks?: boolean;
   allowPrivateWebhooks?: boolean;
+  allowHost?: string[];
   logLevel: string;
 }
 
@@ -85,6 +86,12 @@ export function registerEmulatorCommand(program: Command): void {
       '--allow-private-webhooks',
       'with --host beyond loopback, still accept webhook URLs on loopback, private and link-local addresses (a container network)',
     )
+    .addOption(
+      new Option(
+        '--allow-host <name>',
+        'answer /_emulator requests addressed to this host name too (besides localhost, 127.0.0.1 and ::1); repeat for several',
+      ).argParser(collectHost),
+    )
     .option('--log-level <level>', 'pino log level (silent to hide the log)', 'info')
     .action((options: EmulatorCommandOptions) => runEmulator(options));
 }
@@ -114,6 +121,7 @@ async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
     shortCode: options.shortCode,
     allowRemoteWebhooks: options.allowRemoteWebhooks === true,
     allowPrivateWebhooks: options.allowPrivateWebhooks === true,
+    allowedHosts: options.allowHost,
     logger: createLogger({ level: options.logLevel }),
   };
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
@@ -133,7 +141,7 @@ async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
   const [example = defaultKeyPair] = keyPairs;
   process.stdout.write(
     [
-      `replyflow emulator listening on ${emulator.url}`,
+      `replyflow emulator listening on http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${emulator.port}`,
       `  base URL:  ${emulator.baseUrl}`,
       `  control:   ${emulator.url}/_emulator (messages, replies, outcomes, faults, deliveries, events)`,
       `  key pairs: ${keyPairs.map((pair) => `${pair.id} (location ${pair.location})`).join(', ')}`,
@@ -149,6 +157,10 @@ async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+function collectHost(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function collectKeyPair(value: string, previous: EmulatorKeyPair[]): EmulatorKeyPair[] {

@@ -18,6 +18,8 @@ type Mode = 'start' | 'web' | 'worker' | 'dev';
 interface ServeOptions {
   port?: number;
   host?: string;
+  /** `dev` only: `--allow-host`, repeated. */
+  allowHost?: string[];
 }
 
 /** The roles each serving command runs (`start` and `dev` run them all). */
@@ -59,6 +61,12 @@ export function registerServeCommands(program: Command): void {
         '--host <host>',
         'interface to listen on; anything but loopback lets the network drive the bots and read every message',
       ).default('127.0.0.1'),
+    )
+    .addOption(
+      new Option(
+        '--allow-host <name>',
+        'answer requests addressed to this host name too (besides localhost, 127.0.0.1 and ::1); repeat for several',
+      ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), value]),
     )
     .action((options: ServeOptions) => run('dev', options));
 }
@@ -121,7 +129,9 @@ async function serve(mode: Mode, options: ServeOptions): Promise<void> {
   process.once('SIGTERM', stop);
   started =
     mode === 'dev'
-      ? startDev(config, logger, { host: options.host }).then(announce)
+      ? startDev(config, logger, { host: options.host, allowedHosts: options.allowHost }).then(
+          announce,
+        )
       : startReplyflow({ config, logger, roles: rolesOf[mode], host: options.host });
   await started;
 }

@@ -13,6 +13,7 @@ export const apiErrorCodes = {
   INVALID_CONTACT: 'INVALID_CONTACT',
   RATE_LIMITED: 'RATE_LIMITED',
   SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  HOST_NOT_ALLOWED: 'HOST_NOT_ALLOWED',
 } as const;
 export type ApiErrorCode = (typeof apiErrorCodes)[keyof typeof apiErrorCodes];
 

@@ -43,6 +43,11 @@ export interface EmulatorOptions {
    * `replyflow dev` trusts its own webhook.
    */
   trustedWebhookOrigins?: string[];
+  /**
+   * Host names (or addresses) `startEmulator`'s control API answers besides loopback ones, any
+   * port (`--allow-host`). A specific `host` is allowed too.
+   */
+  allowedHosts?: string[];
   /** Multiplies every delay: lifecycle, retry backoff and the 4 s webhook deadline. Default 1. */
   timeScale?: number;
   /** Requests per second per key pair on every /v1 endpoint. Default 100; Infinity disables. */
@@ -72,6 +77,7 @@ export interface EmulatorConfig {
   allowRemoteWebhooks: boolean;
   allowPrivateWebhooks: boolean;
   trustedWebhookOrigins: string[];
+  allowedHosts: string[];
   timeScale: number;
   rateLimitPerSecond: number;
   unitPrice: number;
@@ -107,6 +113,7 @@ export function resolveEmulatorOptions(options: EmulatorOptions): EmulatorConfig
     allowRemoteWebhooks: options.allowRemoteWebhooks ?? false,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? false,
     trustedWebhookOrigins: (options.trustedWebhookOrigins ?? []).map((url) => new URL(url).origin),
+    allowedHosts: options.allowedHosts ?? [],
     timeScale,
     rateLimitPerSecond,
     unitPrice: options.unitPrice ?? 0.05,

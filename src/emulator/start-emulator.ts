@@ -4,9 +4,10 @@ import express from 'express';
 import { createEmulatorApp, type EmulatorDeps } from './create-emulator-app.ts';
 import type { EmulatorOptions } from './emulator-options.ts';
 import { handleApiError, routeNotFound } from './handle-api-error.ts';
+import { requireLocalHost } from './require-local-host.ts';
 
 export interface RunningEmulator {
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT` (`host`, when a specific one). */
   url: string;
   /** `url + '/v1'`, the service's base URL. */
   baseUrl: string;
@@ -28,10 +29,13 @@ export async function startEmulator(
   deps: EmulatorDeps = {},
 ): Promise<RunningEmulator> {
   const emulator = createEmulatorApp(options, deps);
-  const { host, port: wantedPort } = emulator.context.config;
+  const { host, port: wantedPort, allowedHosts } = emulator.context.config;
   // Standing alone, the emulator answers every other path too, in its one error shape.
   const root = express();
   root.disable('x-powered-by');
+  // The control API reads every message and acts as any handset, with no key: no web page may
+  // reach it by DNS rebinding. `/v1` needs a key pair and may be named by a container network.
+  root.use('/_emulator', requireLocalHost({ allowedHosts, listenHost: host }));
   root.use(emulator.app, routeNotFound, handleApiError(emulator.context.logger));
   const server = createServer(root);
   await new Promise<void>((resolve, reject) => {
@@ -42,7 +46,9 @@ export async function startEmulator(
     });
   });
   const { port } = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // A wildcard is reached on 127.0.0.1, the Host the control API answers without --allow-host.
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const url = `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
   let closing: Promise<void> | undefined;
   return {
     url,

@@ -11,6 +11,7 @@ import { startDev } from '../../../src/app/start-dev.ts';
 import { startEmulator } from '../../../src/emulator/index.ts';
 import { freePort } from '../../support/free-port.ts';
 import { randomPrefix, testRedisUrl } from '../../support/redis.ts';
+import { requestWithHost } from '../../support/request-with-host.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
 const children: ChildProcess[] = [];
@@ -89,7 +90,7 @@ describe('replyflow --version and --help', { timeout: 90_000 }, () => {
     const dev = replyflow(['dev', '--help']);
     await dev.exited;
     expect(dev.output.stdout).toMatch(/--port <n>/);
-    expect(dev.output.stdout).toMatch(/--host <host>[\s\S]*default: "127\.0\.0\.1"/);
+    expect(dev.output.stdout).toMatch(/--host <host>[\s\S]*default:\s+"127\.0\.0\.1"/);
   });
 
   it('says a command does not exist, even with --help, and exits 1', async () => {
@@ -161,6 +162,29 @@ describe('replyflow dev on the network', { timeout: 90_000 }, () => {
     expect(flag.output.stderr).toContain(`port ${port} is in use: set PORT or --port`);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
+  });
+
+  it('answers only loopback Host headers, and the names given with --allow-host', async () => {
+    const port = await freePort();
+    const run = replyflow(
+      ['dev', '--port', String(port), '--allow-host', 'devbox.test', '--allow-host', 'b.test'],
+      { REPLYFLOW_BOTS_DIR: 'test/fixtures/echo-bot-only' },
+    );
+    await waitFor(() => run.output.stdout.includes('dev phone:'), {
+      timeout: 15_000,
+      message: `dev up (${run.output.stderr})`,
+    });
+    const state = `http://127.0.0.1:${port}/dev/state`;
+    for (const [host, status] of [
+      [`localhost:${port}`, 200],
+      [`devbox.test:${port}`, 200],
+      ['b.test', 200],
+      [`evil.example:${port}`, 403],
+    ] as const) {
+      expect((await requestWithHost(state, host)).status, host).toBe(status);
+    }
+    run.child.kill('SIGTERM');
+    await run.exited;
   });
 
   it('--host beyond loopback listens there, with a warning', async (context) => {

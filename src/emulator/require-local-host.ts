@@ -1,0 +1,57 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
+import { apiErrorBody, apiErrorCodes } from './emulator-api-error.ts';
+import { isLoopback } from './is-loopback.ts';
+
+export interface LocalHostOptions {
+  /** Host names or addresses answered besides loopback ones, any port (`--allow-host`). */
+  allowedHosts?: readonly string[];
+  /** The interface the server listens on: a specific one (not 0.0.0.0 or ::) is answered too. */
+  listenHost?: string;
+}
+
+/** Express middleware and request-listener prefix alike: calls `next` to let the request on. */
+export type HostGuard = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/**
+ * Answers 403 to a request whose `Host` header is not a loopback name or address (localhost,
+ * *.localhost, 127.0.0.0/8, [::1], any port) nor an allowed one, before anything reads it. A
+ * server on loopback is still within reach of every web page the browser opens: a page whose
+ * name the attacker rebinds to 127.0.0.1 (DNS rebinding) sends its own name as `Host`.
+ *
+ * @example
+ * server.on('request', (req, res) => guard(req, res, () => app(req, res)));
+ */
+export function requireLocalHost(options: LocalHostOptions = {}): HostGuard {
+  const allowed = new Set((options.allowedHosts ?? []).map(hostnameOf));
+  const listen = options.listenHost && hostnameOf(options.listenHost);
+  // Listening on one address means being reached at it; a wildcard names no address.
+  if (listen && listen !== '0.0.0.0' && listen !== '::') allowed.add(listen);
+  return (req, res, next) => {
+    const header = req.headers.host;
+    const name = header ? hostnameOf(header) : '';
+    if (name && (isLoopback(name) || allowed.has(name))) {
+      next();
+      return;
+    }
+    const refused = header
+      ? `Host '${header}' refused: this server answers only requests addressed to this machine (localhost, 127.0.0.1, [::1]) or to an allowed host, so that no web page reaches it by DNS rebinding; to reach it as '${name}', start it with --allow-host ${name} (option allowedHosts)`
+      : 'a request without a Host header refused: this server answers only requests addressed to this machine (localhost, 127.0.0.1, [::1]) or to an allowed host';
+    const body = JSON.stringify(apiErrorBody(403, apiErrorCodes.HOST_NOT_ALLOWED, refused));
+    res.writeHead(403, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  };
+}
+
+/** The host name of a `Host` header or of an option: lower case, without port or brackets. */
+function hostnameOf(value: string): string {
+  const host = value.trim().toLowerCase();
+  if (host.startsWith('['))
+    return host.slice(1, host.includes(']') ? host.indexOf(']') : undefined);
+  if (isIP(host) === 6) return host;
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 ? host.slice(0, colon) : host;
+}
