@@ -16,9 +16,13 @@ export function createClientGateway(clients: ReadonlyMap<string, MessagingClient
     return client;
   };
   return {
-    async send(location, message) {
-      return clientOf(location).sms.send({ to: message.to, body: message.body, from: '' });
+    async send(location, message, options) {
+      return clientOf(location).sms.send(
+        { to: message.to, body: message.body, from: '' },
+        { beforeRequest: options?.beforeRequest },
+      );
     },
+    ping: (location) => clientOf(location).ping(),
     async updateContact(location, group, fields) {
       // A flow's DOUBLE values go as the campaigns would use them: rounded, with a warning.
       await clientOf(location).contacts.add(group, fields as ContactPayload, {

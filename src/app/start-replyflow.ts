@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import { createAdminRouter } from '../admin/create-admin-router.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
+import type { ComplianceRules } from '../conversation/compliance-rules.ts';
 import { createWorker, type WorkerOptions } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -131,6 +132,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         sendsInFlight: config.sendConcurrency,
         leaseMs: config.leaseMs,
         inDoubtGraceMs: config.inDoubtGraceMs,
+        quietUntil: (location, now) => compliance(location).quietUntil(now),
         onSend: (result, durationMs) => metrics.send(result, durationMs),
         ...options.sender,
       })
@@ -190,6 +192,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         defaultCountries,
         extra: [admin, ...extra],
         inboxHandOff: worker?.handOff,
+        optsOut: (location, body) => optsOutWhateverBot(compliance(location), registry, body),
         ops,
         guard: options.guard,
         gate: {
@@ -256,4 +259,16 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       return closing;
     },
   };
+}
+
+/**
+ * Whether `body` opts the phone out whatever conversation it is in: an opt-out keyword that no
+ * loaded bot claims (STOP and ARRET never can be). Most replies are no keyword at all, and cost
+ * one lookup.
+ */
+function optsOutWhateverBot(rules: ComplianceRules, registry: BotRegistry, body: string): boolean {
+  if (rules.match(body)?.kind !== 'opt-out') return false;
+  const claimed = new Set<string>();
+  for (const bot of registry.bots.values()) for (const word of bot.claims) claimed.add(word);
+  return rules.match(body, claimed)?.kind === 'opt-out';
 }

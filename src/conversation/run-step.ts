@@ -190,13 +190,15 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     if (endedReason !== undefined) {
       commit.results = [...(commit.results ?? []), resultOf(commit.record)];
     }
-    // Messages the bot starts on its own (an API start, a timer) wait for the quiet hours to end.
-    const holdUntil =
-      event.kind === 'start' || event.kind === 'timer' ? rules?.quietUntil(now) : undefined;
+    // Messages the bot starts on its own (an API start, a timer) wait for the quiet hours to
+    // end: held now if they have begun, and checked again by the sender when they go out.
+    const ownMessage = event.kind === 'start' || event.kind === 'timer';
+    const holdUntil = ownMessage ? rules?.quietUntil(now) : undefined;
     commit.outbound = effects.replies.map((body, index) => ({
       ...toOutbound(base, event.id, index, body, now),
       ...(rules && { loopGuard: rules.loopGuard }),
       ...(holdUntil !== undefined && { holdUntil }),
+      ...(ownMessage && rules && { quietHours: true as const }),
     }));
     // Contact updates go after the step's messages, through the same outbox.
     effects.contacts.forEach(({ group, fields }, i) => {

@@ -4,8 +4,9 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { MessageRecord, OutboundMessage } from '../store/records.ts';
-import type { Claim, ClaimWithView, OutboxView, Store } from '../store/store.ts';
+import type { Claim, ClaimWithView, OutboundMarks, OutboxView, Store } from '../store/store.ts';
 import { createSendWindow } from './send-window.ts';
+import { createServiceAnswers } from './service-answers.ts';
 import type { SharedLimiter } from './shared-limiter.ts';
 import { classifySendError, type SmsGateway } from './sms-gateway.ts';
 
@@ -52,6 +53,12 @@ export interface SenderOptions {
   sendDeadlineMs?: number;
   /** The locations' shared limiters: a 429 pauses every process sending for that location. */
   limiters?: ReadonlyMap<string, SharedLimiter>;
+  /**
+   * When `now` falls in a location's quiet hours, the time they end. A message the bot sent on
+   * its own (`quietHours`: an API start, a timer, a campaign) is checked against it when it is
+   * sent, so a backlog or a retry never drains into the night.
+   */
+  quietUntil?: (location: string, now: number) => number | undefined;
   random?: () => number;
   /**
    * Hears what became of each message the sender handled (metrics): `durationMs` is the
@@ -70,25 +77,40 @@ export interface SenderOptions {
  */
 type Outcome =
   | { kind: 'sent'; next: OutboxView; released: boolean; leaseFrom: number }
+  | { kind: 'skipped'; next: OutboxView; leaseFrom: number }
   | { kind: 'failed'; leaseFrom: number }
   | { kind: 'deferred' | 'lost' | 'expiring' };
 
 /**
- * Whether `message` must wait before it is sent, and until when: it heads an outbox just taken
- * over from a holder that may have sent it, or waits still from such a takeover.
+ * Since when `message` is in doubt, if it is: it heads an outbox just taken over from a holder
+ * that may have sent it, or a send of it may have reached the service (`inDoubtSince`; a
+ * message of an older version has only `inDoubtUntil`).
  */
-function inDoubtUntil(
+function inDoubtSince(
   view: OutboxView,
   message: OutboundMessage,
   now: number,
   graceMs: number,
 ): number | undefined {
   if (view.sentSmsId || graceMs <= 0) return undefined;
-  if (view.takenOver) return now + graceMs;
-  if (message.inDoubtUntil !== undefined && message.inDoubtUntil > now) {
-    return message.inDoubtUntil;
-  }
+  if (message.inDoubtSince !== undefined) return message.inDoubtSince;
+  if (view.takenOver) return now;
+  if (message.inDoubtUntil !== undefined) return message.inDoubtUntil - graceMs;
   return undefined;
+}
+
+/**
+ * Thrown by the check made once a send has its rate-limit slot, immediately before `POST /sms`:
+ * the message must not go now. Nothing was sent.
+ */
+class HeldBack extends Error {
+  constructor(
+    readonly reason:
+      | { kind: 'quiet'; until: number }
+      | { kind: 'changed'; view: OutboxView; at: number },
+  ) {
+    super(reason.kind);
+  }
 }
 
 /**
@@ -110,6 +132,7 @@ export function createSender(options: SenderOptions) {
   const inDoubtGraceMs = options.inDoubtGraceMs ?? 30_000;
   const sendsInFlight = options.sendsInFlight ?? defaultSendsInFlight;
   const window = createSendWindow(sendsInFlight);
+  const answers = createServiceAnswers({ clock, ping: gateway.ping?.bind(gateway) });
 
   const consumer = createQueueConsumer({
     store,
@@ -138,9 +161,12 @@ export function createSender(options: SenderOptions) {
         // A deferral releases the claim itself, with the conversation ready again later.
         if (outcome.kind === 'deferred') released = true;
         if (outcome.kind === 'sent') released = outcome.released;
-        if (outcome.kind !== 'sent' && outcome.kind !== 'failed') return;
+        if (outcome.kind !== 'sent' && outcome.kind !== 'failed' && outcome.kind !== 'skipped') {
+          return;
+        }
         leaseFrom = outcome.leaseFrom;
-        view = outcome.kind === 'sent' ? outcome.next : await store.readOutbox(claim, clock.now());
+        view =
+          outcome.kind === 'failed' ? await store.readOutbox(claim, clock.now()) : outcome.next;
         reportDropped(claim, view);
       }
     } finally {
@@ -173,36 +199,12 @@ export function createSender(options: SenderOptions) {
 
   async function sendOne(claim: Claim, view: OutboxView, leaseFrom: number): Promise<Outcome> {
     const message = view.message as OutboundMessage;
-    // Quiet hours: a message the bot started on its own waits, in the outbox, for them to end.
-    if (message.holdUntil !== undefined && message.holdUntil > clock.now()) {
-      logFor(message).info(
-        { outbox: message.id, until: new Date(message.holdUntil).toISOString() },
-        'quiet hours: message held until they end',
-      );
-      return defer(claim, message.id, message.attempts, message.holdUntil);
-    }
-    // Taken over from a holder that died mid-claim: it may have sent this message and died
-    // before recording it. Its status, on its way, would tell (the claim looks it up): the
-    // message waits for it, and the next claim looks again before sending.
     const now = clock.now();
-    const doubtEnds = inDoubtUntil(view, message, now, inDoubtGraceMs);
-    if (doubtEnds !== undefined) {
-      // Said once, when the doubt starts; the look-ups until it ends are quiet.
-      if (view.takenOver) {
-        logFor(message).info(
-          { outbox: message.id, until: new Date(doubtEnds).toISOString() },
-          'the first message of this outbox may have been sent; waiting for its status',
-        );
-      }
-      // Its status usually comes within a second: look again soon rather than at the end.
-      return defer(
-        claim,
-        message.id,
-        message.attempts,
-        Math.min(doubtEnds, now + inDoubtRecheckMs),
-        doubtEnds,
-      );
-    }
+    // Quiet hours: a message the bot started on its own waits, in the outbox, for them to end.
+    const quietEnds = heldUntil(message, now);
+    if (quietEnds !== undefined) return hold(claim, message, quietEnds);
+    const doubt = await waitInDoubt(claim, view, message, now);
+    if (doubt) return doubt;
     if (view.sentSmsId) {
       if (view.takenOver || message.inDoubtUntil !== undefined) {
         logFor(message).info(
@@ -223,10 +225,19 @@ export function createSender(options: SenderOptions) {
       try {
         smsId = message.contact
           ? await updateContact(message, message.contact)
-          : (await gateway.send(message.location, { to: message.phone, body: message.body })).id;
+          : (
+              await gateway.send(
+                message.location,
+                { to: message.phone, body: message.body },
+                { beforeRequest: () => checkBeforeRequest(claim, message) },
+              )
+            ).id;
       } catch (error) {
+        if (error instanceof HeldBack) return { kind: 'held', reason: error.reason } as const;
+        answers.heard(message.location, error);
         return { kind: 'error', error, durationMs: performance.now() - sentAt } as const;
       }
+      answers.answered(message.location);
       options.onSend?.('sent', performance.now() - sentAt);
       // Outside the try: a store failure here is not a send failure (the message went out).
       const sent = record(message, smsId);
@@ -240,9 +251,87 @@ export function createSender(options: SenderOptions) {
       return recorded(claim, message, sent);
     });
     // A failure is handled outside the window: the service took nothing to record.
-    return sent.kind === 'error'
-      ? handleFailure(claim, message, sent.error, sent.durationMs)
-      : sent;
+    if (sent.kind === 'error') return handleFailure(claim, message, sent.error, sent.durationMs);
+    if (sent.kind !== 'held') return sent;
+    if (sent.reason.kind === 'quiet') return hold(claim, message, sent.reason.until);
+    // The message is no longer the head: dropped (an opt-out came while it waited for its
+    // slot), or moved. Nothing was sent; the loop goes on with the outbox as it is now.
+    reportDropped(claim, sent.reason.view);
+    return { kind: 'skipped', next: sent.reason.view, leaseFrom: sent.reason.at };
+  }
+
+  /** When the location's quiet hours (or the message's own hold) keep `message` from going now: their end. */
+  function heldUntil(message: OutboundMessage, now: number): number | undefined {
+    const quiet = message.quietHours ? options.quietUntil?.(message.location, now) : undefined;
+    const until = Math.max(message.holdUntil ?? 0, quiet ?? 0);
+    return until > now ? until : undefined;
+  }
+
+  /**
+   * The last look before `POST /sms`, once the request has its rate-limit slot (DESIGN §2.6):
+   * quiet hours that began while it waited, and the outbox read again, atomically dropping what
+   * must not go (an opt-out committed meanwhile, the loop guard). Throws `HeldBack` when the
+   * message must not be sent now.
+   */
+  async function checkBeforeRequest(claim: Claim, message: OutboundMessage): Promise<void> {
+    const now = clock.now();
+    const quietEnds = heldUntil(message, now);
+    if (quietEnds !== undefined) throw new HeldBack({ kind: 'quiet', until: quietEnds });
+    const view = await store.readOutbox(claim, now);
+    if (view.message?.id !== message.id) throw new HeldBack({ kind: 'changed', view, at: now });
+  }
+
+  /** Gives the claim back with the message held until `until` (quiet hours), said once in the log. */
+  function hold(claim: Claim, message: OutboundMessage, until: number): Promise<Outcome> {
+    logFor(message).info(
+      { outbox: message.id, until: new Date(until).toISOString() },
+      'quiet hours: message held until they end',
+    );
+    return defer(claim, message.id, message.attempts, until, { holdUntil: until });
+  }
+
+  /**
+   * A message in doubt (its outbox taken over from a holder that may have sent it, or a send of
+   * it that may have reached the service) waits for the service's status of that send: the
+   * claim looks it up (`view.sentSmsId`). The wait is the grace counted from the service's
+   * first answer after the doubt began: while the service does not answer, no status can come,
+   * and the message waits on (DESIGN §2.4). Answers the deferral, or undefined once the doubt
+   * is over and the message may be sent again.
+   */
+  async function waitInDoubt(
+    claim: Claim,
+    view: OutboxView,
+    message: OutboundMessage,
+    now: number,
+  ): Promise<Outcome | undefined> {
+    const since = inDoubtSince(view, message, now, inDoubtGraceMs);
+    if (since === undefined) return undefined;
+    const from = answers.graceFrom(message.location, since);
+    const ends = from === undefined ? undefined : from + inDoubtGraceMs;
+    const deadline = message.queuedAt + sendDeadlineMs;
+    if (ends === undefined && now > deadline) {
+      // Sending again could only duplicate it, into a service that still does not answer.
+      options.onSend?.('failed');
+      return giveUp(
+        claim,
+        message,
+        'in doubt, and the service did not answer before the send deadline: not sent again',
+      );
+    }
+    if (ends !== undefined && now >= Math.min(ends, deadline)) return undefined;
+    // Said once, when the doubt starts; the look-ups until it ends are quiet.
+    if (view.takenOver) {
+      logFor(message).info(
+        { outbox: message.id, since: new Date(since).toISOString() },
+        'the first message of this outbox may have been sent; waiting for its status',
+      );
+    }
+    // Its status usually comes within a second: look again soon rather than at the end.
+    const until = ends ?? now + inDoubtGraceMs;
+    return defer(claim, message.id, message.attempts, Math.min(until, now + inDoubtRecheckMs), {
+      inDoubtSince: since,
+      inDoubtUntil: until,
+    });
   }
 
   /**
@@ -255,9 +344,9 @@ export function createSender(options: SenderOptions) {
     messageId: string,
     attempts: number,
     notBefore: number,
-    inDoubtUntil?: number,
+    marks?: OutboundMarks,
   ): Promise<Outcome> {
-    const result = await store.deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil);
+    const result = await store.deferOutbound(claim, messageId, attempts, notBefore, marks);
     if (!result.ok) return { kind: 'lost' };
     consumer.wakeAt(claim.partition, notBefore);
     return { kind: 'deferred' };
@@ -319,26 +408,20 @@ export function createSender(options: SenderOptions) {
       now <= message.queuedAt + sendDeadlineMs
     ) {
       // The service may have accepted it (a 5xx, a time-out): a send in doubt, as after a
-      // takeover. Its status, if it was sent, has until the grace ends to arrive; the claim
-      // looks for it (first after the usual backoff) and sends again only when none came.
-      // Never past the send deadline: then it is sent again, or given up, as any retry.
-      const doubtEnds = Math.min(
-        Math.max(now + inDoubtGraceMs, message.inDoubtUntil ?? 0),
-        message.queuedAt + sendDeadlineMs,
-      );
+      // takeover. Its status, if it was sent, has the grace to arrive, counted from the
+      // service's first answer from now on; the claim looks for it (first after the usual
+      // backoff) and sends again only when none came (waitInDoubt).
       log.warn(
-        {
-          outbox: message.id,
-          attempts,
-          code: 'in_doubt',
-          until: new Date(doubtEnds).toISOString(),
-          reason: failure.reason,
-        },
+        { outbox: message.id, attempts, code: 'in_doubt', reason: failure.reason },
         'send failed in a way that may have reached the service: it may have been sent; waiting for its status before sending again',
       );
       options.onSend?.('in_doubt', durationMs);
-      const retryAt = Math.min(now + delay, doubtEnds);
-      return defer(claim, message.id, attempts, retryAt, doubtEnds);
+      const from = answers.graceFrom(message.location, now);
+      const until = (from ?? now) + inDoubtGraceMs;
+      return defer(claim, message.id, attempts, Math.min(now + delay, until), {
+        inDoubtSince: now,
+        inDoubtUntil: until,
+      });
     }
     if (failure.kind === 'transient' && now + delay <= message.queuedAt + sendDeadlineMs) {
       log.warn(
@@ -348,11 +431,17 @@ export function createSender(options: SenderOptions) {
       options.onSend?.('retry', durationMs);
       return defer(claim, message.id, attempts, now + delay);
     }
-    log.error(
-      { outbox: message.id, attempts, reason: failure.reason },
+    options.onSend?.('failed', durationMs);
+    return giveUp(claim, { ...message, attempts }, failure.reason);
+  }
+
+  /** Pops the message unsent and tells its bot, with `sms.status` errored `send_failed`. */
+  async function giveUp(claim: Claim, message: OutboundMessage, reason: string): Promise<Outcome> {
+    const now = clock.now();
+    logFor(message).error(
+      { outbox: message.id, attempts: message.attempts, reason },
       'send failed for good; telling the bot',
     );
-    options.onSend?.('failed', durationMs);
     const failed = await store.failOutbound(
       claim,
       message.id,

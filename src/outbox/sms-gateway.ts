@@ -3,7 +3,18 @@
  * location. `app/` adapts the provider client to it; tests may pass the real client too.
  */
 export interface SmsGateway {
-  send(location: string, message: { to: string; body: string }): Promise<{ id: string }>;
+  /**
+   * Sends one SMS from the short code. `beforeRequest` runs once the request has its rate-limit
+   * slot, immediately before it goes out; if it rejects, nothing is sent and `send` rejects
+   * with its error.
+   */
+  send(
+    location: string,
+    message: { to: string; body: string },
+    options?: { beforeRequest?: () => Promise<void> },
+  ): Promise<{ id: string }>;
+  /** One request that tells whether the service answers (resolves) or not (rejects). */
+  ping?(location: string): Promise<void>;
   /** Adds or updates a contact in a group (`POST /groups/{group}/contacts`). */
   updateContact?(location: string, group: number, fields: Record<string, unknown>): Promise<void>;
 }
@@ -37,7 +48,8 @@ const permanent = new Set([
  * and 401/403, which an operator can fix by correcting the key pair) is retried. An error that
  * says it may have reached the service (`mayHaveReachedService`, the provider client's flag),
  * and any error that does not say, is a send in doubt: the sender looks for its status before
- * sending it again.
+ * sending it again. A `STORE_UNAVAILABLE` is not: the store fails a send before its request
+ * (the shared rate limiter's Redis), never after it.
  */
 export function classifySendError(error: unknown): SendFailure {
   const code = (error as { code?: unknown } | null)?.code;
@@ -51,6 +63,6 @@ export function classifySendError(error: unknown): SendFailure {
     kind: 'transient',
     retryAfterMs: typeof retryAfterMs === 'number' ? retryAfterMs : undefined,
     reason: typeof code === 'string' ? `${code}: ${message}` : message,
-    mayHaveBeenSent: reached !== false,
+    mayHaveBeenSent: reached !== false && code !== 'STORE_UNAVAILABLE',
   };
 }

@@ -83,6 +83,15 @@ export interface MessagingClient {
   readonly customColumns: CustomColumnsApi;
   readonly webhooks: WebhooksApi;
   /**
+   * Asks the service once whether it answers (`GET /webhooks`, one attempt, no retry): resolves
+   * on any 2xx, rejects as any call does. The sender asks it before it trusts that a send in
+   * doubt would have been reported by now.
+   *
+   * @example
+   * await client.ping();
+   */
+  ping(): Promise<void>;
+  /**
    * Closes the client's connections. Calls made afterwards fail.
    *
    * @example
@@ -158,6 +167,9 @@ export function createMessagingClient(options: MessagingClientOptions): Messagin
     contacts: createContactsApi({ location, transport, columns, warn }),
     customColumns: { list: () => columns.refresh() },
     webhooks: createWebhooksApi({ transport, idempotent, retryTransient: withRetries }),
+    async ping() {
+      await transport.request({ method: 'GET', path: '/webhooks', schema: z.unknown() });
+    },
     close: () => transport.close(),
   };
 }

@@ -49,6 +49,12 @@ export interface ProviderCall<T> {
   body?: unknown;
   /** The shape the 2xx body must have; the result is typed by it. */
   schema: z.ZodType<T>;
+  /**
+   * Runs once the request has its rate-limit slot, immediately before it goes out: whatever
+   * changed while it waited for the slot (an opt-out, quiet hours) can still stop it. A
+   * rejection is the call's: nothing is sent.
+   */
+  beforeRequest?: () => Promise<void>;
 }
 
 /** One HTTP exchange with the service: token, request, error mapping, response validation. */
@@ -95,6 +101,7 @@ export function createProviderTransport(options: ProviderTransportOptions): Prov
         message: `location '${options.location}': ${call.method} ${call.path} was not sent, the client-side rate limiter refused it (${(cause as Error).message}); too many requests are waiting, slow down or raise the location's rate limit`,
       });
     }
+    await call.beforeRequest?.();
     const started = options.now();
     let status: number;
     let headers: Dispatcher.ResponseData['headers'];

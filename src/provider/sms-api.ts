@@ -20,6 +20,14 @@ export interface SendSmsInput {
   isTransactional?: boolean;
 }
 
+export interface SendSmsOptions {
+  /**
+   * Runs once the request has its rate-limit slot, immediately before `POST /sms` goes out; a
+   * rejection stops the send (its error is the call's). The sender checks the opt-out there.
+   */
+  beforeRequest?: () => Promise<void>;
+}
+
 export interface SmsApi {
   /**
    * Sends one SMS (`POST /sms`). `to` is normalized and must be a mobile number, and `from` is
@@ -30,7 +38,7 @@ export interface SmsApi {
    * const sms = await client.sms.send({ to: '+33 6 12 34 56 78', body: 'Your table is ready' });
    * sms.id; // keep it: status notifications refer to it
    */
-  send(input: SendSmsInput): Promise<Sms>;
+  send(input: SendSmsInput, options?: SendSmsOptions): Promise<Sms>;
   /**
    * Reads an SMS and its current status (`GET /sms/{id}`), retried on transient failures.
    *
@@ -51,7 +59,7 @@ export interface SmsApiDeps {
 
 export function createSmsApi(deps: SmsApiDeps): SmsApi {
   return {
-    async send(input) {
+    async send(input, options) {
       // The service fails POST /sms with missing parameters; nothing is sent for it.
       if (typeof input.body !== 'string' || input.body === '') {
         throw new ValidationError(
@@ -82,6 +90,7 @@ export function createSmsApi(deps: SmsApiDeps): SmsApi {
         path: '/sms',
         body: request,
         schema: smsSchema,
+        beforeRequest: options?.beforeRequest,
       });
       deps.logger?.debug(
         { location: deps.location, to: maskPhone(to), smsId: sms.id },

@@ -155,6 +155,17 @@ export interface OutboundMessage extends ConversationKey {
    */
   inDoubtUntil?: number;
   /**
+   * When the doubt began (ms): the send that may have reached the service failed, or the outbox
+   * was taken over. Its grace counts from the first answer of the service after this time, so
+   * a service that does not answer for longer than the grace never gets the message twice.
+   */
+  inDoubtSince?: number;
+  /**
+   * A message the bot sent on its own (an API start, a timer, a campaign), not an answer to the
+   * person: the location's quiet hours are checked again when it is sent, not only when queued.
+   */
+  quietHours?: true;
+  /**
    * A message of the compliance step. `opt-out` (the confirmation) is the only message a
    * suppressed phone may receive; `opt-out` and `help` are exempt from the loop guard.
    */

@@ -12,6 +12,11 @@ import type {
 } from './records.ts';
 import type { StoreSample } from './store-sample.ts';
 
+/** What a deferral may write on the head message (`OutboundMessage`'s fields of the same names). */
+export type OutboundMarks = Partial<
+  Pick<OutboundMessage, 'inDoubtUntil' | 'inDoubtSince' | 'holdUntil'>
+>;
+
 /**
  * The storage port of the engine, the webhook route and the sender. Two drivers implement it:
  * `redis/` (production) and `memory/` (the embedded default); one contract suite
@@ -157,15 +162,15 @@ export interface Store {
     now: number,
   ): Promise<RecordSentResult>;
 
-  /** A transient failure, or a head in doubt after a takeover: store the head message's new
-   * attempt count (and `inDoubtUntil` when given) and release the claim with the conversation
-   * ready again at `notBefore`. */
+  /** A transient failure, a head in doubt, or a message held back at send time: store the head
+   * message's new attempt count (and the `marks` given: each replaces the message's field) and
+   * release the claim with the conversation ready again at `notBefore`. */
   deferOutbound(
     claim: Claim,
     messageId: string,
     attempts: number,
     notBefore: number,
-    inDoubtUntil?: number,
+    marks?: OutboundMarks,
   ): Promise<CommitResult>;
 
   /** A permanent failure: pop the head message and, atomically, push `statusEvent` onto the
@@ -214,6 +219,13 @@ export interface Store {
 
   /** Whether the phone has opted out in the location (its suppression, see `StepCommit.suppression`). */
   isSuppressed(key: ConversationKey): Promise<boolean>;
+
+  /**
+   * Suppresses the phone at once, as a commit's `suppression: 'add'` does, ahead of the step
+   * that will apply its opt-out: the webhook calls it for an opt-out keyword it has just
+   * stored, so that from its 200 on the sender sends the phone nothing but the confirmation.
+   */
+  markOptedOut(key: ConversationKey, now: number): Promise<void>;
 
   getConversation(key: ConversationKey): Promise<ConversationRecord | null>;
   getMessage(phone: string, smsId: string): Promise<MessageRecord | null>;

@@ -3,8 +3,9 @@ import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { HandOff } from '../store/create-queue-consumer.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
-import type { Store } from '../store/store.ts';
+import type { IngestItem, Store } from '../store/store.ts';
 import { StoreRefusedError, StoreUnavailableError } from '../store/store-errors.ts';
+import { storeOutage } from '../store/store-outage.ts';
 import { classifyItems, describe } from './classify-items.ts';
 import { deadLetterOf } from './dead-letter-of.ts';
 
@@ -19,6 +20,12 @@ export interface NotificationDeps {
    * conversations it makes ready and hands them over, so the worker starts without a claim.
    */
   inboxHandOff?: InboxHandOff;
+  /**
+   * Whether a reply's text opts the phone out whatever conversation it is in (an opt-out keyword
+   * no bot claims): such a phone is suppressed before the 200, so nothing but the confirmation
+   * goes to it once the service holds its STOP as delivered.
+   */
+  optsOut?: (location: string, body: string) => boolean;
 }
 
 /** Where the ingest's inbox claims go: the process's worker, and the lease to claim with. */
@@ -90,10 +97,12 @@ export async function handleNotification(
         now,
         held > 0 ? { leaseMs: handOff!.leaseMs, max: held } : undefined,
       );
+      storeOutage(deps.store).answered(deps.logger);
     } catch (error) {
       handOff?.unreserve(held);
       throw error;
     }
+    if (deps.optsOut && !result.duplicate) await markOptOuts(deps, items, now);
     // Each partition may claim up to `held`: the places run out before the claims can.
     const claims = result.claims ?? [];
     handOff?.unreserve(Math.max(0, held - claims.length));
@@ -122,9 +131,12 @@ export async function handleNotification(
       return { status: 500, message: 'the store refused this notification; it was kept' };
     }
     if (!(error instanceof StoreUnavailableError)) throw error;
-    deps.logger.error(
-      { err: error, location },
+    // Logged once per outage for the whole process, not once per notification the service retries.
+    storeOutage(deps.store).failed(
+      deps.logger,
+      error,
       'store unavailable: answering 503 so the service retries',
+      { location },
     );
     return { status: 503, message: 'store unavailable, retry later' };
   }
@@ -149,4 +161,18 @@ async function reject(
 function itemsType(items: { event: { kind: string } }[]): NotificationResult['type'] {
   const replies = items.filter((item) => item.event.kind === 'reply').length;
   return replies === items.length ? 'reply' : replies === 0 ? 'status' : 'mixed';
+}
+
+/**
+ * Suppresses at once the phones whose reply is an opt-out, now that it is stored: its step,
+ * soon, ends their conversation and confirms. When this fails the step still suppresses them,
+ * a moment later: the notification is stored, so it is acknowledged all the same.
+ */
+async function markOptOuts(deps: NotificationDeps, items: IngestItem[], now: number) {
+  for (const { event } of items) {
+    if (event.kind !== 'reply' || !deps.optsOut?.(event.location, event.body)) continue;
+    await deps.store.markOptedOut(event, now).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, 'could not suppress an opt-out at once; its step will');
+    });
+  }
 }

@@ -100,6 +100,8 @@ export interface ReplyLoopOptions {
   compliance?: LocationConfig['compliance'];
   /** The messaging client's time-outs (a hung service's test); the client's defaults otherwise. */
   providerTimeouts?: Partial<ProviderTimeouts>;
+  /** Where replyflow reaches the service, given the emulator's base URL (a proxy in front of it). */
+  providerUrl?: (emulatorBaseUrl: string) => string | Promise<string>;
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -137,7 +139,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     locations: [
       {
         name: location,
-        providerUrl: emulator.baseUrl,
+        providerUrl: (await options.providerUrl?.(emulator.baseUrl)) ?? emulator.baseUrl,
         apiKeyId: 'k',
         apiKeySecret: 's',
         webhookSecret,

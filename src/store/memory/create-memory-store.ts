@@ -69,6 +69,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         );
       if (results.length > 0) yield results;
     },
+    async markOptedOut(key) {
+      state.suppressed.add(conversationId(key));
+    },
     async isSuppressed(key) {
       return state.suppressed.has(conversationId(key));
     },

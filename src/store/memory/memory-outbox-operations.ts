@@ -2,7 +2,7 @@ import { conversationId } from '../conversation-id.ts';
 import { mergeSentRecord } from '../message-status.ts';
 import type { MessageRecord, OutboundMessage, StatusEvent } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { Store } from '../store.ts';
+import type { OutboundMarks, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
@@ -65,15 +65,12 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       return { ok: true, nextOutbox, released: false };
     },
 
-    async deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil) {
+    async deferOutbound(claim, messageId, attempts, notBefore, marks = {}) {
       const id = conversationId(claim);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       const head = state.head<OutboundMessage>('outbox', claim);
       if (head?.id !== messageId) return { ok: false, reason: 'stale' };
-      outbox.replaceHead(
-        id,
-        storableJson({ ...head, attempts, ...(inDoubtUntil !== undefined && { inDoubtUntil }) }),
-      );
+      outbox.replaceHead(id, storableJson({ ...head, attempts, ...definedMarks(marks) }));
       // Ready again only at notBefore, so no listener is woken now.
       outbox.release(id, claim.partition, claim.token, notBefore, Number.NEGATIVE_INFINITY);
       return { ok: true };
@@ -90,4 +87,9 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       return { ok: true };
     },
   };
+}
+
+/** The marks that are set: an absent one leaves the message's field as it is. */
+function definedMarks(marks: OutboundMarks): OutboundMarks {
+  return Object.fromEntries(Object.entries(marks).filter(([, value]) => value !== undefined));
 }

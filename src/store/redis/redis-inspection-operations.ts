@@ -11,6 +11,7 @@ type InspectionOperations = Pick<
   Store,
   | 'getConversation'
   | 'isSuppressed'
+  | 'markOptedOut'
   | 'getMessage'
   | 'listApplied'
   | 'pendingEvents'
@@ -36,6 +37,10 @@ export function redisInspectionOperations({
       const record = keys.conversation(key).record;
       const stored = await withStoreErrors('getConversation', () => redis.get(record));
       return conversationRecordOf(stored, key);
+    },
+    async markOptedOut(key, now) {
+      const suppressed = keys.conversation(key).suppressed;
+      await withStoreErrors('markOptedOut', () => redis.set(suppressed, storableJson({ at: now })));
     },
     async isSuppressed(key) {
       const suppressed = keys.conversation(key).suppressed;

@@ -62,10 +62,19 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       return recordSentResultOf(reply);
     },
 
-    async deferOutbound(claim, messageId, attempts, notBefore, inDoubtUntil) {
+    async deferOutbound(claim, messageId, attempts, notBefore, marks = {}) {
       const c = keys.conversation(claim);
       const scriptKeys = [c.lock('outbox'), c.list('outbox'), c.ready('outbox')];
-      const args = [claim.token, messageId, attempts, notBefore, c.id, inDoubtUntil ?? ''];
+      const args = [
+        claim.token,
+        messageId,
+        attempts,
+        notBefore,
+        c.id,
+        marks.inDoubtUntil ?? '',
+        marks.inDoubtSince ?? '',
+        marks.holdUntil ?? '',
+      ];
       const reply = await withStoreErrors('deferOutbound', () =>
         scripts.run('defer-outbound', scriptKeys, args),
       );

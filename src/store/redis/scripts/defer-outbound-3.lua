@@ -1,7 +1,7 @@
 --[[
-  A transient send failure, or a head in doubt after a takeover: stores the head message's
-  new attempt count (and the end of its doubt) and releases the claim, the conversation ready
-  again at notBefore.
+  A transient send failure, a head in doubt, or a message held back at send time (quiet
+  hours): stores the head message's new attempt count (and the marks given) and releases the
+  claim, the conversation ready again at notBefore.
 
   Input:
     KEYS[1] outbox lock
@@ -13,6 +13,8 @@
     ARGV[4] notBefore (ms)
     ARGV[5] conversation id
     ARGV[6] in doubt until (ms), or '' to leave the message's inDoubtUntil as it is
+    ARGV[7] in doubt since (ms), or '' to leave its inDoubtSince
+    ARGV[8] hold until (ms), or '' to leave its holdUntil
   Output:
     'ok' | 'lost-lock' | 'stale'
 ]]
@@ -30,6 +32,12 @@ end
 message.attempts = tonumber(ARGV[3])
 if ARGV[6] ~= '' then
   message.inDoubtUntil = tonumber(ARGV[6])
+end
+if ARGV[7] ~= '' then
+  message.inDoubtSince = tonumber(ARGV[7])
+end
+if ARGV[8] ~= '' then
+  message.holdUntil = tonumber(ARGV[8])
 end
 redis.call('LSET', KEYS[2], 0, cjson.encode(message))
 redis.call('DEL', KEYS[1])

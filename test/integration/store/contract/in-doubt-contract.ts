@@ -97,7 +97,9 @@ export function inDoubtContract(store: () => Store): void {
       const taken = await claimOf(store(), 'outbox', phone, t0 + leaseMs);
       expect(taken.view).toEqual({ message, sentSmsId: null, takenOver: true });
       const until = t0 + leaseMs + 10_000;
-      expect(await store().deferOutbound(taken, message.id, 0, until, until)).toEqual({ ok: true });
+      expect(
+        await store().deferOutbound(taken, message.id, 0, until, { inDoubtUntil: until }),
+      ).toEqual({ ok: true });
       expect(await store().claim('outbox', taken.partition, leaseMs, until - 1)).toBeNull();
 
       // The status of the dead holder's send arrives late, but within the grace.
@@ -116,7 +118,7 @@ export function inDoubtContract(store: () => Store): void {
       await claimOf(store(), 'outbox', phone, t0);
       const taken = await claimOf(store(), 'outbox', phone, t0 + leaseMs);
       const until = t0 + leaseMs + 10_000;
-      await store().deferOutbound(taken, message.id, 0, until, until);
+      await store().deferOutbound(taken, message.id, 0, until, { inDoubtUntil: until });
       // Another sms's status with another body does not count.
       await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-3', 'Other')], until - 5);
       const later = await claimOf(store(), 'outbox', phone, until);
