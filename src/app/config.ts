@@ -8,6 +8,7 @@ import { ConfigError } from '../errors.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
 import { adminTokenSchema } from './admin-token-schema.ts';
+import { redisUrlSchema } from './redis-url-schema.ts';
 
 /** A duration setting (`30s`, `2m`, `1h`) read as milliseconds; `message` when it is not one, or is under `minMs`. */
 function duration(fallback: string, message: string, minMs = 0) {
@@ -97,8 +98,11 @@ const envSchema = z.object({
   REPLYFLOW_PUBLIC_URL: z
     .url({ error: 'must be a URL such as https://bots.example.com' })
     .optional(),
-  /** Redis connection URL. Unset: the in-memory store (one process, state lost on exit). */
-  REDIS_URL: z.string().optional(),
+  /**
+   * Redis connection URL: redis://host:port (user:password@ and /db optional), rediss:// for TLS,
+   * or a Unix socket's absolute path. Unset: the in-memory store (one process, state lost on exit).
+   */
+  REDIS_URL: redisUrlSchema.optional(),
   /**
    * A Redis Cluster instead of one Redis: `host:port` of some of its masters, comma-separated
    * (`10.0.0.1:6379,10.0.0.2:6379`); the others are found from them. Exclusive with REDIS_URL.

@@ -1,19 +1,18 @@
-import { Redis } from 'ioredis';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
-import {
-  connectRedisCluster,
-  createRedisStore,
-  redisOptionsForStore,
-} from '../store/redis/create-redis-store.ts';
+import { connectRedis } from '../store/redis/connect-redis.ts';
+import { connectRedisCluster, createRedisStore } from '../store/redis/create-redis-store.ts';
 import type { RedisConnection } from '../store/redis/redis-store-context.ts';
 import type { Store } from '../store/store.ts';
+import { storeOutage } from '../store/store-outage.ts';
 import type { AppConfig } from './config.ts';
+import { reportRedisConnection } from './report-redis-connection.ts';
 
 /**
  * The store the configuration asks for: Redis at `REDIS_URL`, or the Redis Cluster of
  * `REDIS_CLUSTER_NODES` (with the connection, which the caller closes), or the in-memory store
- * with a warning.
+ * with a warning. An unreachable Redis is logged once per connection attempt
+ * (`reportRedisConnection`); what fails meanwhile elsewhere in the process is not logged again.
  */
 export function openStore(
   config: AppConfig,
@@ -26,27 +25,28 @@ export function openStore(
     );
     return { store: createMemoryStore({}) };
   }
-  const variable = nodes ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL';
   const redis: RedisConnection = nodes
     ? connectRedisCluster(nodes)
-    : new Redis(config.redisUrl!, redisOptionsForStore());
-  // Failed calls surface as StoreUnavailableError where they happen; this only reports the
-  // connection's state, once per outage rather than once per reconnect attempt.
-  let down = false;
-  redis.on('error', (error: unknown) => {
-    if (!down) logger.error({ err: error }, `Redis connection lost; retrying (check ${variable})`);
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) logger.info('Redis connection back');
-    down = false;
-  });
+    : connectRedis(config.redisUrl!);
   const store = createRedisStore({
     redis,
     prefix: config.redisPrefix,
     partitions: config.redisPartitions,
     retention: { conversationsMs: config.retentionMs, resultsMs: config.resultsRetentionMs },
-    onError: (error) => logger.warn({ err: error }, 'store background error'),
+    onError: (error) => storeOutage(store).failed(logger, error, 'store background error'),
+  });
+  reportRedisConnection(redis, {
+    logger,
+    outage: storeOutage(store),
+    variable: nodes ? 'REDIS_CLUSTER_NODES' : 'REDIS_URL',
+    address: nodes ? nodes.join(',') : redisAddress(config.redisUrl!),
   });
   return { store, redis };
+}
+
+/** Where REDIS_URL points, without its password: `host:port`, or the socket's path. */
+function redisAddress(url: string): string {
+  if (url.startsWith('/')) return url.replace(/\?.*$/, '');
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || 6379}`;
 }

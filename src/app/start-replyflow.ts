@@ -36,6 +36,12 @@ export interface StartOptions {
   roles?: { web?: boolean; worker?: boolean; sender?: boolean; scheduler?: boolean };
   /** Interface the web server listens on. Default 0.0.0.0 (`start`, `web`); `dev` uses 127.0.0.1. */
   host?: string;
+  /**
+   * A stop asked for while this start is still under way (SIGTERM): what the start waits for
+   * (registering the webhooks while the store is down) is given up, and it resolves at once with
+   * what runs, for `close()`.
+   */
+  signal?: AbortSignal;
   /** Injected for tests and `dev`; built from the config otherwise. */
   store?: Store;
   registry?: BotRegistry;
@@ -228,7 +234,9 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   worker?.start();
   sender?.start();
   scheduler?.start();
-  if (roles.web && config.publicUrl) await registerWebhooks(config, clients, logger);
+  if (roles.web && config.publicUrl) {
+    await registerWebhooks(config, clients, logger, { store, signal: options.signal });
+  }
 
   let closing: Promise<void> | undefined;
   const stop = () => {

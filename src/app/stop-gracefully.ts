@@ -39,8 +39,11 @@ export async function stopGracefully(parts: StoppingParts): Promise<void> {
   if (parts.store) {
     const { store, redis } = parts.store;
     await within('closing the store', () => store.close());
-    await within('closing the Redis connection', () => redis?.quit() ?? Promise.resolve());
-    // A Redis that hung the QUIT is let go of: nothing is left to write.
+    // A Redis that is down cannot take the QUIT (the connection refuses calls then): it is let
+    // go of below, as one that hung the QUIT is. Nothing is left to write.
+    await within('closing the Redis connection', async () => {
+      await redis?.quit().catch(() => undefined);
+    });
     redis?.disconnect();
   }
   await within('closing the messaging clients', () =>

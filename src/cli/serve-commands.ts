@@ -116,10 +116,13 @@ async function serve(mode: Mode, options: ServeOptions): Promise<void> {
   }
   // Listen for signals from the start: a stop during start-up waits for it, then closes cleanly.
   let started: Promise<RunningReplyflow | undefined> = Promise.resolve(undefined);
+  // A start still waiting (webhooks not registered while the store is down) gives up on a stop.
+  const stopping = new AbortController();
   const stop = async (signal: string) => {
     logger.info({ signal }, 'stopping');
     // close() keeps within REPLYFLOW_STOP_TIMEOUT; this only backs it up.
     setTimeout(() => process.exit(0), config.stopTimeoutMs ?? 10_000).unref();
+    stopping.abort();
     const running = await started.catch(() => undefined);
     await running?.close().catch((error: unknown) => logger.warn({ err: error }, 'stop failed'));
     logger.info('stopped');
@@ -132,7 +135,13 @@ async function serve(mode: Mode, options: ServeOptions): Promise<void> {
       ? startDev(config, logger, { host: options.host, allowedHosts: options.allowHost }).then(
           announce,
         )
-      : startReplyflow({ config, logger, roles: rolesOf[mode], host: options.host });
+      : startReplyflow({
+          config,
+          logger,
+          roles: rolesOf[mode],
+          host: options.host,
+          signal: stopping.signal,
+        });
   await started;
 }
 

@@ -1,5 +1,6 @@
 import { type Dispatcher, Pool } from 'undici';
 import type { z } from 'zod';
+import { ReplyflowError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { errorFromNetwork } from './error-from-network.ts';
 import { errorFromResponse } from './error-from-response.ts';
@@ -94,6 +95,9 @@ export function createProviderTransport(options: ProviderTransportOptions): Prov
     try {
       await options.limiter.acquire();
     } catch (cause) {
+      // A shared limiter that cannot reach its store (StoreUnavailableError) did not find too
+      // many requests waiting: its error keeps its own code and advice.
+      if (cause instanceof ReplyflowError) throw cause;
       throw new ProviderRateLimitedError({
         ...context,
         cause,

@@ -1,5 +1,6 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Store } from '../store/store.ts';
+import { storeOutage } from '../store/store-outage.ts';
 import type { Clock } from './clock.ts';
 
 export interface SchedulerOptions {
@@ -49,6 +50,7 @@ const none = Number.POSITIVE_INFINITY;
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, clock, logger } = options;
+  const outage = storeOutage(store);
   const intervalMs = options.intervalMs ?? 100;
   const safetyMs = options.safetyMs ?? 1_000;
   const batch = options.batch ?? 500;
@@ -78,6 +80,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     armedDuringRead[partition] = none;
     try {
       const next = (await store.nextTimerDue(partition)) ?? none;
+      outage.answered(logger);
       due[partition] = Math.min(next, armedDuringRead[partition] ?? none);
     } finally {
       armedDuringRead[partition] = undefined;
@@ -169,7 +172,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         },
         (error: unknown) => {
           failures++;
-          logger.error({ err: error }, 'scheduler round failed; retrying');
+          outage.failed(logger, error, 'scheduler round failed; retrying');
         },
       )
       .then(plan);

@@ -4,6 +4,7 @@ import { createReadySweep } from './create-ready-sweep.ts';
 import { createWakeSignal } from './create-wake-signal.ts';
 import { createWakeTimes } from './create-wake-times.ts';
 import type { ClaimWithView, QueueName, Store } from './store.ts';
+import { storeOutage } from './store-outage.ts';
 
 export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
   store: Store;
@@ -81,6 +82,7 @@ export function createQueueConsumer<Q extends QueueName>(
   options: QueueConsumerOptions<Q>,
 ): QueueConsumer<Q> {
   const { store, logger } = options;
+  const outage = storeOutage(store);
   const wake = createWakeSignal();
   let running = false;
   let lanes: Promise<void>[] = [];
@@ -128,7 +130,8 @@ export function createQueueConsumer<Q extends QueueName>(
         if (!found) await wake.wait(laneSleepMs);
       } catch (error) {
         failures++;
-        logger.error({ err: error, queue: options.queue }, 'queue lane failed; backing off');
+        // Every lane meets a store outage: it is logged once for the process, not per lane.
+        outage.failed(logger, error, 'queue lane failed; backing off', { queue: options.queue });
         // A lane that failed while stopping ends now: nothing would wake it from its back-off.
         if (running) await wake.wait(Math.min(100 * 2 ** failures, 5_000));
       }
@@ -158,6 +161,7 @@ export function createQueueConsumer<Q extends QueueName>(
       } finally {
         claiming[partition] = false;
       }
+      outage.answered(logger);
       const [claim, ...more] = claims;
       // Lanes passed this partition by while the claim was in flight: when it may hold more
       // (the claim took all it asked for, or more was announced meanwhile), one looks again.

@@ -1,6 +1,7 @@
 import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { QueueName, Store } from './store.ts';
+import { storeOutage } from './store-outage.ts';
 
 export interface ReadySweepOptions {
   store: Store;
@@ -32,6 +33,7 @@ export interface ReadySweep {
  */
 export function createReadySweep(options: ReadySweepOptions): ReadySweep {
   const { store, logger, queue } = options;
+  const outage = storeOutage(store);
   let next = 0;
   let interval: NodeJS.Timeout | undefined;
   let running = false;
@@ -40,6 +42,7 @@ export function createReadySweep(options: ReadySweepOptions): ReadySweep {
   // True when the partition's earliest ready time has already come.
   async function lookAt(partition: number): Promise<boolean> {
     const at = await store.nextReadyAt(queue, partition);
+    outage.answered(logger);
     if (at === null) return false;
     if (at > options.clock.now()) {
       options.wakeAt(partition, at);
@@ -65,7 +68,7 @@ export function createReadySweep(options: ReadySweepOptions): ReadySweep {
       for (let p = 0; p < store.partitions && running; p++) await lookAt(p);
     } catch (error) {
       // A sweep cut short by a stop (the store closing) is no failure.
-      if (running) logger.warn({ err: error, queue }, 'safety sweep failed; retrying');
+      if (running) outage.failed(logger, error, 'safety sweep failed; retrying', { queue });
     } finally {
       sweeping = false;
     }

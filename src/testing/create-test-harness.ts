@@ -90,7 +90,7 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
     await emulator.close();
     throw error;
   });
-  await registerWebhooks({ ...config, publicUrl: app.url }, app.clients, logger);
+  await registerWebhooks({ ...config, publicUrl: app.url }, app.clients, logger, { store });
 
   const phones = new Map<string, TestPhone>();
   const openers = new Set<string>();

@@ -1,4 +1,5 @@
 import { Cluster, type ClusterNode, type ClusterOptions } from 'ioredis';
+import { reconnectDelayMs } from './connect-redis.ts';
 import { redisOptionsForStore } from './redis-options-for-store.ts';
 
 /**
@@ -6,8 +7,9 @@ import { redisOptionsForStore } from './redis-options-for-store.ts';
  * second, as `redisOptionsForStore` does for one Redis: each node connection fails fast
  * (`redisOptions`: one retry per command, 1 s connect timeout, 2 s command timeout), a command
  * whose node went away is tried again on the refreshed slot map at most 10 times 100 ms apart
- * (`retryDelayOnFailover`, `maxRedirections`), and the cluster is reconnected every 100 to
- * 500 ms (`clusterRetryStrategy`). See `connectRedisCluster` for the offline queue.
+ * (`retryDelayOnFailover`, `maxRedirections`), and a cluster that went away is reconnected
+ * 250 ms later, then twice as long after each failed attempt, at most 5 s
+ * (`clusterRetryStrategy`, `reconnectDelayMs`). See `connectRedisCluster` for the offline queue.
  *
  * @example
  * const cluster = new Cluster(nodes, clusterOptionsForStore());
@@ -17,7 +19,7 @@ export function clusterOptionsForStore(overrides: ClusterOptions = {}): ClusterO
   const { retryStrategy: _retry, ...nodeOptions } = redisOptionsForStore();
   return {
     redisOptions: nodeOptions,
-    clusterRetryStrategy: (times) => Math.min(100 * times, 500),
+    clusterRetryStrategy: reconnectDelayMs,
     retryDelayOnFailover: 100,
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,

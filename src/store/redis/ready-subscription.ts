@@ -1,6 +1,7 @@
 import { ReadyListeners } from '../ready-listeners.ts';
 import type { QueueName } from '../store.ts';
 import { isCluster, type RedisConnection } from './redis-store-context.ts';
+import { toStoreError } from './to-store-error.ts';
 
 export interface ReadySubscriptionOptions {
   /** The connection the store sends commands on; duplicated for pub/sub when `subscriber` is absent. */
@@ -59,9 +60,12 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
   // ioredis subscribes again by itself after a reconnect, as it says `ready`; asking once more
   // (a no-op for Redis) tells when that is answered.
   let connectedOnce = false;
+  // The connection's failures reach onError as the store's other calls fail: StoreUnavailableError.
+  const onFailure = (error: unknown) =>
+    options.onError(toStoreError(error, 'the ready subscription'));
   const onReconnected = () => {
     if (!connectedOnce || !connection) return;
-    connection.subscribe(options.channel).then(announceAll, options.onError);
+    connection.subscribe(options.channel).then(announceAll, onFailure);
   };
 
   const subscribe = () => {
@@ -71,7 +75,7 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
         // ioredis emits an error per reconnect attempt: report one per outage.
         let down = false;
         connection.on('error', (error: unknown) => {
-          if (!down) options.onError(error);
+          if (!down) onFailure(error);
           down = true;
         });
         connection.on('ready', () => {
@@ -88,7 +92,7 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       },
       (error: unknown) => {
         subscribed = undefined;
-        options.onError(error);
+        onFailure(error);
       },
     );
   };
@@ -119,6 +123,13 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
   };
 }
 
+/**
+ * A connection of its own for the subscription, with the offline queue on: its `SUBSCRIBE`
+ * waits for it to connect, even when it is made while the store's connection, down, has its
+ * queue off (`connectRedis`, `connectRedisCluster`).
+ */
 function duplicate(redis: RedisConnection): RedisConnection {
-  return isCluster(redis) ? redis.duplicate() : redis.duplicate();
+  return isCluster(redis)
+    ? redis.duplicate([], { enableOfflineQueue: true })
+    : redis.duplicate({ enableOfflineQueue: true });
 }

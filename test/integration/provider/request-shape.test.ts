@@ -8,6 +8,7 @@ import {
 } from '../../../src/provider/messaging-client.ts';
 import { ProviderRateLimitedError } from '../../../src/provider/provider-errors.ts';
 import type { ProviderWarning } from '../../../src/provider/provider-warning.ts';
+import { StoreUnavailableError } from '../../../src/store/store-errors.ts';
 import { json, type StubService, startStubService } from './stub-service.ts';
 
 let stub: StubService | undefined;
@@ -186,6 +187,29 @@ describe('an injected limiter', () => {
     expect(error).toBeInstanceOf(ProviderRateLimitedError);
     expect(error).toMatchObject({ status: undefined, mayHaveReachedService: false });
     expect(error.message).toContain('queue full');
+    expect(stub.requests).toHaveLength(0);
+  });
+
+  it('that cannot reach its store fails the call with the store error, not as rate-limited', async () => {
+    stub = await startStubService((_request, res) => json(res, 200, []));
+    const down = new StoreUnavailableError('Redis did not answer reserveSendSlot (…)');
+    client = createMessagingClient({
+      baseUrl: stub.baseUrl,
+      keyId: 'k',
+      keySecret: 's',
+      location: 'paris',
+      limits: {
+        limiter: {
+          acquire: async () => {
+            throw down;
+          },
+        },
+      },
+    });
+    await expect(client.webhooks.list()).rejects.toBe(down);
+    await expect(client.sms.send({ to: '+33612345678', body: 'Hi' })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
     expect(stub.requests).toHaveLength(0);
   });
 });

@@ -117,6 +117,33 @@ describe('loadConfig', () => {
     expect(config.locations[0]?.webhookSecret).toBe(`${hex}-_Az`);
   });
 
+  it('refuses a REDIS_URL that is no Redis address, in one line that does not repeat it', async () => {
+    // ioredis read `notaurl` as a host name and retried it ten times a second for ever.
+    for (const url of [
+      'notaurl',
+      'http://h:6379',
+      'redis://',
+      'redis://h/db2',
+      'redis://:hunter2@',
+    ]) {
+      const message = await loadConfig({ ...single, REDIS_URL: url }).catch(
+        (e: Error) => e.message,
+      );
+      const lines = String(message).split('\n').slice(1);
+      expect(lines, url).toEqual([
+        expect.stringMatching(/^ {2}- REDIS_URL must be redis:\/\/host:port/),
+      ]);
+      expect(message).not.toContain('hunter2');
+    }
+    for (const url of [
+      'redis://127.0.0.1:6379',
+      'rediss://u:p@redis.example.com:6380/2',
+      '/run/redis.sock',
+    ]) {
+      expect((await loadConfig({ ...single, REDIS_URL: url })).redisUrl).toBe(url);
+    }
+  });
+
   it('reads several locations from the REPLYFLOW_CONFIG file, and names the bad field', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'rf-config-'));
     const file = join(dir, 'replyflow.config.json');
