@@ -8,6 +8,7 @@ import { ValidationError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
+import { jsonInputProblem } from '../store/json-input-problem.ts';
 import type { Store } from '../store/store.ts';
 
 /** What `POST /admin/conversations` and `replyflow conversations start` take. */
@@ -89,6 +90,9 @@ export async function startWithPolicy(
       },
     };
   }
+  // Checked before anything reads it: a deep or malformed input would fail the store (DESIGN §2.8).
+  const inputProblem = jsonInputProblem(request.input, 'input');
+  if (inputProblem) return { status: 400, body: { error: inputProblem, field: 'input' } };
   let input: unknown = request.input ?? {};
   if (bot.input) {
     const parsed = bot.input.safeParse(input);

@@ -7,6 +7,7 @@ import { nextFailureReasons } from '../../emulator/next-failures.ts';
 import { simulateReply } from '../../emulator/simulate-reply.ts';
 import { maskPhone } from '../../observability/mask-phone.ts';
 import { normalizePhone } from '../../provider/normalize-phone.ts';
+import { jsonInputProblem } from '../../store/json-input-problem.ts';
 import type { DevBots, DevRouterOptions } from '../create-dev-router.ts';
 import { toConversationView } from './conversation-view.ts';
 import type { DevPhoneJournal } from './dev-phone-journal.ts';
@@ -19,7 +20,14 @@ const phoneSchema = z.object({ phone: z.string().min(1, 'type a phone number') }
 const startSchema = z.object({
   bot: z.string().min(1),
   phone: z.string().min(1),
-  input: z.unknown().optional(),
+  // What the store cannot hold (too deep, a lone surrogate) is refused here, with its path.
+  input: z
+    .unknown()
+    .optional()
+    .superRefine((value, ctx) => {
+      const problem = jsonInputProblem(value, 'input');
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
 });
 const bodySchema = z.object({ body: z.string().trim().min(1, 'type a message').max(1600) });
 const broadcastSchema = z.object({ body: z.string().trim().min(1).max(1600).optional() });

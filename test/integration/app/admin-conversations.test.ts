@@ -144,6 +144,31 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
     expect((await messagesTo('33612340001')).length).toBe(1);
   }, 60_000);
 
+  it('refuses an input nested deeper than 32 levels, or with a lone surrogate, with 400 and stores nothing', async () => {
+    const deep = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+    const post = (input: string) =>
+      fetch(`${base}/admin/conversations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: `{"bot":"survey","phone":"+33612340009","input":${input}}`,
+      });
+    for (const input of [deep(1_001), deep(5_000)]) {
+      const res = await post(`{"deep":${input}}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        error: expect.stringMatching(/^input\.deep(\.a)+: nested deeper than 32 levels$/),
+        field: 'input',
+      });
+    }
+    const lone = await post('{"name":"Ada \\ud83d"}');
+    expect(lone.status).toBe(400);
+    expect(await lone.json()).toMatchObject({
+      error: 'input.name: is not well-formed text (a lone UTF-16 surrogate)',
+    });
+    expect(await store.pendingEvents({ location, phone: '33612340009' })).toEqual([]);
+    expect(await messagesTo('33612340009')).toEqual([]);
+  });
+
   it('does the same from the command line: `replyflow conversations start`', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
