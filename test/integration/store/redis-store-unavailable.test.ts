@@ -7,7 +7,7 @@ import {
 } from '../../../src/store/redis/create-redis-store.ts';
 import { storeKeys } from '../../../src/store/redis/keys.ts';
 import type { Store } from '../../../src/store/store.ts';
-import { StoreUnavailableError } from '../../../src/store/store-errors.ts';
+import { StoreRefusedError, StoreUnavailableError } from '../../../src/store/store-errors.ts';
 import { connectTestRedis, randomPrefix } from '../../support/redis.ts';
 import { replyEvent, t0 } from './contract/fixtures.ts';
 
@@ -90,13 +90,13 @@ describe('redis store when Redis cannot serve', () => {
     const redis = connectTestRedis();
     afterAll(() => redis.quit());
 
-    it('rejects with StoreUnavailableError saying Redis refused', async () => {
+    it('rejects with StoreRefusedError saying Redis refused: a retry would meet the same answer', async () => {
       const prefix = randomPrefix('refused');
       const ready = storeKeys(prefix, 16).partition(3).ready('inbox');
       await redis.set(ready, 'not a sorted set', 'EX', 60);
       const store = createRedisStore({ redis, prefix });
       const { error } = await rejection(() => store.claim('inbox', 3, 30_000, t0));
-      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(error).toBeInstanceOf(StoreRefusedError);
       expect((error as Error).message).toMatch(/Redis refused claim: .*WRONGTYPE/);
       expect((error as Error).cause).toBeInstanceOf(Error);
       await redis.unlink(ready);
