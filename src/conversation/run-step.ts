@@ -198,7 +198,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
       ...toOutbound(base, event.id, index, body, now),
       ...(rules && { loopGuard: rules.loopGuard }),
       ...(holdUntil !== undefined && { holdUntil }),
-      ...(ownMessage && rules && { quietHours: true as const }),
+      ...(ownMessage && { botInitiated: true as const }),
     }));
     // Contact updates go after the step's messages, through the same outbox.
     effects.contacts.forEach(({ group, fields }, i) => {

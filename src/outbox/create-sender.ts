@@ -55,7 +55,7 @@ export interface SenderOptions {
   limiters?: ReadonlyMap<string, SharedLimiter>;
   /**
    * When `now` falls in a location's quiet hours, the time they end. A message the bot sent on
-   * its own (`quietHours`: an API start, a timer, a campaign) is checked against it when it is
+   * its own (`botInitiated`: an API start, a timer, a campaign) is checked against it when it is
    * sent, so a backlog or a retry never drains into the night.
    */
   quietUntil?: (location: string, now: number) => number | undefined;
@@ -262,7 +262,7 @@ export function createSender(options: SenderOptions) {
 
   /** When the location's quiet hours (or the message's own hold) keep `message` from going now: their end. */
   function heldUntil(message: OutboundMessage, now: number): number | undefined {
-    const quiet = message.quietHours ? options.quietUntil?.(message.location, now) : undefined;
+    const quiet = message.botInitiated ? options.quietUntil?.(message.location, now) : undefined;
     const until = Math.max(message.holdUntil ?? 0, quiet ?? 0);
     return until > now ? until : undefined;
   }

@@ -162,9 +162,10 @@ export interface OutboundMessage extends ConversationKey {
   inDoubtSince?: number;
   /**
    * A message the bot sent on its own (an API start, a timer, a campaign), not an answer to the
-   * person: the location's quiet hours are checked again when it is sent, not only when queued.
+   * person: the location's quiet hours are checked again when it is sent, not only when queued,
+   * and answers to people go before it.
    */
-  quietHours?: true;
+  botInitiated?: true;
   /**
    * A message of the compliance step. `opt-out` (the confirmation) is the only message a
    * suppressed phone may receive; `opt-out` and `help` are exempt from the loop guard.
