@@ -1,3 +1,4 @@
+import type { CampaignStore } from './campaign-store.ts';
 import type {
   ConversationKey,
   ConversationRecord,
@@ -29,7 +30,7 @@ export type OutboundMarks = Partial<
  *
  * Every method may reject with `StoreUnavailableError` when the backend cannot be reached.
  */
-export interface Store {
+export interface Store extends CampaignStore {
   /** Number of partitions of the shared structures. */
   readonly partitions: number;
 

@@ -5,6 +5,7 @@ import type { ConversationResult, DeadLetter, MailboxEvent, OutboundMessage } fr
 import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { defaultRetentionMs, storeLimits } from '../store-limits.ts';
+import { memoryCampaignOperations } from './memory-campaign-operations.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
 import { memoryMonitoringOperations } from './memory-monitoring-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
@@ -42,6 +43,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memoryTimerOperations(state),
     ...memoryScanOperations(state),
     ...memoryMonitoringOperations(state),
+    ...memoryCampaignOperations(state),
     onReady: (listener) => state.listeners.add(listener),
     onTimerArmed(listener) {
       state.timerListeners.add(listener);

@@ -45,6 +45,8 @@ export class MemoryState {
   readonly results = new Map<string, string>();
   /** conversation id → the applied log: its last entry's time, and the ids, oldest first */
   readonly applied = new Map<string, { at: number; ids: string[] }>();
+  /** `<partition>:<name>` → the counters hash of that name in the partition */
+  readonly counters = new Map<string, Map<string, number>>();
   /** dead letter JSON, newest first */
   deadLetters: string[] = [];
   /** per partition, its timers */
@@ -67,6 +69,30 @@ export class MemoryState {
     const timers = this.timers[partition];
     if (!timers) throw new RangeError(`partition ${partition} does not exist`);
     return timers;
+  }
+
+  /** The counters hash `name` of a partition (made empty on first use). */
+  countersOf(partition: number, name: string): Map<string, number> {
+    const key = `${partition}:${name}`;
+    let hash = this.counters.get(key);
+    if (!hash) {
+      hash = new Map();
+      this.counters.set(key, hash);
+    }
+    return hash;
+  }
+
+  /** A counters hash summed over the partitions, as the Redis driver reads it. */
+  sumCounters(name: string): Record<string, number> {
+    const total: Record<string, number> = {};
+    for (let p = 0; p < this.partitions; p++) {
+      for (const [field, count] of this.counters.get(`${p}:${name}`) ?? []) {
+        total[field] = (total[field] ?? 0) + count;
+      }
+    }
+    // As the Redis driver: a field counted down to nothing is not shown.
+    for (const [field, count] of Object.entries(total)) if (count === 0) delete total[field];
+    return total;
   }
 
   partitionOf(phone: string): number {

@@ -5,6 +5,7 @@ import type { Store } from '../store.ts';
 import { type StoreRetention, storeRetention } from '../store-limits.ts';
 import { storeKeys } from './keys.ts';
 import { createReadySubscription } from './ready-subscription.ts';
+import { redisCampaignOperations } from './redis-campaign-operations.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisMonitoringOperations } from './redis-monitoring-operations.ts';
@@ -83,6 +84,8 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisResultOperations(context, partitions),
     onReady: (listener) => ready.add(listener),
     onTimerArmed: (listener) => ready.addTimerListener(listener),
+    ...redisCampaignOperations(context),
+    onCampaignDue: (listener) => ready.addCampaignListener(listener),
     close: () => ready.close(),
   };
 }

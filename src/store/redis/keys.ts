@@ -72,6 +72,22 @@ export function storeKeys(prefix: string, partitions: number) {
       sendsPrefix: `${tag}sends:`,
       resultPrefix: `${tag}result:`,
       resultsPrefix: `${tag}results:`,
+      /** The campaigns with recipients waiting in the partition, at their earliest (zset). */
+      campaignDue: `${tag}camp-due`,
+      /** + campaign id: its chunks with recipients waiting, at their earliest (zset). */
+      campaignChunksPrefix: `${tag}camp-chunks:`,
+      /** A campaign's keys in the partition (`<location>:<name>` is its id). */
+      campaign: (id: string) => ({
+        /** + chunk number: a hash, row key → recipient value (recipient-value.ts). */
+        chunkPrefix: `${tag}rcp:${id}:`,
+        chunks: `${tag}camp-chunks:${id}`,
+        /** 'active' (or absent), 'paused' or 'cancelled': what its firing checks. */
+        state: `${tag}camp-state:${id}`,
+        /** Its recipients per state (hash: state field → count). */
+        counters: `${tag}n:camp:${id}`,
+      }),
+      /** + counter name: a hash of counters changed in the same call as what they count. */
+      countersPrefix: `${tag}n:`,
     };
   };
   // Made once per partition rather than on every store call.
@@ -95,6 +111,13 @@ export function storeKeys(prefix: string, partitions: number) {
     deadLetters: `${prefix}dead-letters`,
     partitionCount: partitions,
     readyChannel: `${prefix}ready`,
+    /** A location's campaigns: name → definition JSON (one hash per location). */
+    campaigns: (location: string) => `${prefix}campaigns:${location}`,
+    /** A campaign's firing schedule (its rate), both keys in one slot. */
+    campaignSchedule: (location: string, name: string) => ({
+      nextSlot: `${prefix}{camp:${location}:${name}}:next-slot`,
+      pausedUntil: `${prefix}{camp:${location}:${name}}:paused-until`,
+    }),
     /** A location's send schedule (shared rate limit): both keys in one slot, tagged by location. */
     sendSchedule: (location: string) => ({
       nextSlot: `${prefix}{send:${location}}:next-slot`,

@@ -34,13 +34,18 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
   let subscribed: Promise<unknown> | undefined;
 
   const timerListeners = new Set<(partition: number, dueAt: number) => void>();
+  const campaignListeners = new Set<(partition: number, dueAt: number) => void>();
   const onMessage = (channel: string, message: string) => {
     if (channel !== options.channel) return;
     const [queue, partition, dueAt] = message.split(':');
     if ((queue === 'inbox' || queue === 'outbox') && partition !== undefined) {
       listeners.emit(queue satisfies QueueName, Number(partition));
-    } else if (queue === 'timers' && partition !== undefined && dueAt !== undefined) {
-      for (const listener of timerListeners) {
+    } else if (
+      (queue === 'timers' || queue === 'campaigns') &&
+      partition !== undefined &&
+      dueAt !== undefined
+    ) {
+      for (const listener of queue === 'timers' ? timerListeners : campaignListeners) {
         try {
           listener(Number(partition), Number(dueAt));
         } catch (error) {
@@ -108,9 +113,16 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       timerListeners.add(listener);
       return () => timerListeners.delete(listener);
     },
+    /** Hears "campaigns:<partition>:<due>" (a campaign's earliest recipient moved earlier). */
+    addCampaignListener(listener: (partition: number, dueAt: number) => void): () => void {
+      if (!subscribed) subscribe();
+      campaignListeners.add(listener);
+      return () => campaignListeners.delete(listener);
+    },
     async close(): Promise<void> {
       listeners.clear();
       timerListeners.clear();
+      campaignListeners.clear();
       if (!connection) return;
       connection.off('message', onMessage);
       connection.off('ready', onReconnected);

@@ -74,7 +74,13 @@ export type ScriptName =
   | 'fail-outbound'
   | 'claim-due-timers'
   | 'reserve-send-slot'
-  | 'push-dead-letter';
+  | 'push-dead-letter'
+  | 'upsert-recipients'
+  | 'sweep-recipients'
+  | 'claim-due-chunks'
+  | 'fire-recipients'
+  | 'settle-chunk'
+  | 'set-campaign-state';
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
+import { campaignContract } from './contract/campaign-contract.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
 import { inDoubtContract } from './contract/in-doubt-contract.ts';
@@ -54,5 +55,6 @@ export function describeStoreContract(
     suppressionContract(store);
     resultContract(store);
     monitoringContract(store);
+    campaignContract(store);
   });
 }

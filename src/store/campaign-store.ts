@@ -1,0 +1,91 @@
+import type {
+  CampaignChunk,
+  CampaignMeta,
+  CampaignRef,
+  CampaignStatus,
+  FiringDecision,
+  FiringOutcome,
+  RecipientEntry,
+  RecipientRow,
+} from './campaign-records.ts';
+
+/** What an import batch did. */
+export interface UpsertOutcome {
+  added: number;
+  /** Named before with another time or input: rescheduled (a new revision). */
+  rescheduled: number;
+  unchanged: number;
+  /** Rows to start whose phone opted out: skipped, `opted_out`. */
+  optedOut: number;
+}
+
+/**
+ * The store's part of campaigns (src/campaigns/). A campaign's recipients live in the partition
+ * of their phone, spread over `meta.chunks` hashes there, so firing one (its start event pushed
+ * into the phone's mailbox) is one atomic call with its state and its counters. Each
+ * partition's due index holds its campaigns at their earliest waiting recipient, and each
+ * campaign its chunks likewise: the runner reads what is due, never the list.
+ */
+export interface CampaignStore {
+  /** Writes a campaign's definition (its location's campaigns hash). */
+  saveCampaign(meta: CampaignMeta): Promise<void>;
+  getCampaign(ref: CampaignRef): Promise<CampaignMeta | null>;
+  /** The campaigns of a location (all locations' when absent), by name. */
+  listCampaigns(location?: string): Promise<CampaignMeta[]>;
+  /**
+   * Sets a campaign's state in every partition: `paused` and `cancelled` fire nothing more from
+   * the moment each partition's call returns; `active` puts it back in the due index. The
+   * definition's `status` is the caller's to save.
+   */
+  setCampaignState(meta: CampaignMeta, state: CampaignStatus): Promise<void>;
+  /**
+   * Imports rows (each in the partition of its row key; see `RecipientRow`) for the import
+   * `generation`, atomically per row with its counters: added, unchanged, or rescheduled.
+   */
+  upsertRecipients(
+    meta: CampaignMeta,
+    generation: number,
+    rows: readonly RecipientRow[],
+  ): Promise<UpsertOutcome>;
+  /**
+   * After the import `generation` (or for a cancel, with a generation above every import): the
+   * recipients still waiting that it did not name become skipped, `cancelled`; rows without a
+   * phone that it did not name go. Answers how many were cancelled.
+   */
+  sweepRecipients(meta: CampaignMeta, generation: number): Promise<number>;
+  /** The campaign's recipients per state field (`scheduled`, `skipped:opted_out`…), summed over the partitions. */
+  campaignCounts(ref: CampaignRef): Promise<Record<string, number>>;
+  /** Every recipient of the campaign, chunk by chunk (for `show`, exports and tests; not for screens). */
+  scanRecipients(meta: CampaignMeta): AsyncIterable<RecipientEntry[]>;
+
+  /** The earliest time a recipient of an active campaign waits for in the partition. */
+  nextCampaignDue(partition: number): Promise<number | undefined>;
+  /**
+   * Claims up to `max` chunks with a recipient due by `now` in the partition, hiding them from
+   * other runners until `now + leaseMs` (a runner that dies leaves them to the next).
+   */
+  claimDueChunks(
+    partition: number,
+    now: number,
+    leaseMs: number,
+    max: number,
+  ): Promise<CampaignChunk[]>;
+  /** A chunk's recipients. */
+  readChunk(chunk: CampaignChunk): Promise<RecipientEntry[]>;
+  /**
+   * Applies the runner's decisions, each only when its recipient is as read (same revision,
+   * still waiting). `paused` / `cancelled`: the campaign does not fire, nothing was applied.
+   */
+  fireRecipients(
+    chunk: CampaignChunk,
+    decisions: readonly FiringDecision[],
+    now: number,
+  ): Promise<{ state: 'active'; outcomes: FiringOutcome[] } | { state: 'paused' | 'cancelled' }>;
+  /** Puts a claimed chunk back at its next due time; answers the campaign's next one in the partition. */
+  settleChunk(chunk: CampaignChunk): Promise<number | undefined>;
+  /** Hears "a campaign's earliest recipient in `partition` moved to `dueAt`" from any process. */
+  onCampaignDue(listener: (partition: number, dueAt: number) => void): () => void;
+
+  /** A counters hash summed over the partitions (the commits' `counters`). */
+  readCounters(name: string): Promise<Record<string, number>>;
+}

@@ -1,0 +1,47 @@
+import type { RecipientRecord } from './campaign-records.ts';
+import { storableJson } from './storable-json.ts';
+
+/**
+ * A recipient record as both drivers keep it: a small header (`{"s":state,"r":reason,"d":due,
+ * "l":line,"z":time zone,"g":generation,"v":revision}`), a line break, then the bot's input as
+ * its own JSON. The Lua scripts decode and rewrite the header only: the input is never
+ * re-encoded by Redis's JSON library, which would turn `[]` into `{}` and round numbers past 14
+ * digits.
+ */
+export function encodeRecipient(record: RecipientRecord): string {
+  const header: Record<string, unknown> = {
+    s: record.state,
+    g: record.generation,
+    v: record.revision,
+  };
+  if (record.reason !== undefined) header.r = record.reason;
+  if (record.due !== undefined) header.d = record.due;
+  if (record.line !== undefined) header.l = record.line;
+  if (record.timeZone !== undefined) header.z = record.timeZone;
+  return `${storableJson(header)}\n${record.input === undefined ? '' : storableJson(record.input)}`;
+}
+
+/** The inverse of `encodeRecipient`. */
+export function decodeRecipient(value: string): RecipientRecord {
+  const split = value.indexOf('\n');
+  const header = JSON.parse(split < 0 ? value : value.slice(0, split)) as {
+    s: RecipientRecord['state'];
+    r?: string;
+    d?: number;
+    l?: number;
+    z?: string;
+    g: number;
+    v: number;
+  };
+  const input = split < 0 ? '' : value.slice(split + 1);
+  return {
+    state: header.s,
+    generation: header.g,
+    revision: header.v,
+    ...(header.r !== undefined && { reason: header.r }),
+    ...(header.d !== undefined && { due: header.d }),
+    ...(header.l !== undefined && { line: header.l }),
+    ...(header.z !== undefined && { timeZone: header.z }),
+    ...(input !== '' && { input: JSON.parse(input) as unknown }),
+  };
+}
