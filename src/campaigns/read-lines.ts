@@ -1,0 +1,72 @@
+/** One physical line of a file: its number (from 1) and text, or no text when it was too long. */
+export interface TextLine {
+  readonly number: number;
+  /** Without its line break (`\n` or `\r\n`); undefined when longer than the limit. */
+  readonly text: string | undefined;
+}
+
+/** A line longer than this is not kept: a file without line breaks must not fill the memory. */
+export const defaultMaxLineLength = 1 << 20;
+
+/**
+ * Splits a file's stream into its lines, numbered from 1, a batch per chunk read (yielding each
+ * line alone would cost an await per line: a million for a million rows). Bytes are read as
+ * UTF-8 (an invalid sequence becomes U+FFFD, a character cut between two chunks is joined); a
+ * byte order mark at the start is dropped, for text chunks too. A line longer than
+ * `maxLength` characters comes with no text, and only its number is kept while it lasts.
+ *
+ * @example
+ * for await (const lines of readLines(createReadStream('recipients.csv'))) {
+ *   for (const { number, text } of lines) console.log(number, text);
+ * }
+ */
+export async function* readLines(
+  source: AsyncIterable<Uint8Array | string>,
+  maxLength = defaultMaxLineLength,
+): AsyncGenerator<TextLine[]> {
+  const decoder = new TextDecoder('utf-8');
+  let partial = '';
+  let tooLong = false;
+  let number = 0;
+  let first = true;
+  const take = (text: string, lines: TextLine[], final: boolean) => {
+    let from = 0;
+    if (first && text.length > 0) {
+      // TextDecoder drops the mark from bytes; text chunks may still carry it.
+      if (text.charCodeAt(0) === 0xfeff) from = 1;
+      first = false;
+    }
+    for (let end = text.indexOf('\n', from); end !== -1; end = text.indexOf('\n', from)) {
+      number++;
+      const long = tooLong || partial.length + (end - from) > maxLength;
+      lines.push({ number, text: long ? undefined : withoutCr(partial + text.slice(from, end)) });
+      partial = '';
+      tooLong = false;
+      from = end + 1;
+    }
+    if (!tooLong) {
+      if (partial.length + (text.length - from) > maxLength) {
+        tooLong = true;
+        partial = '';
+      } else {
+        partial += text.slice(from);
+      }
+    }
+    if (final && (partial !== '' || tooLong)) {
+      number++;
+      lines.push({ number, text: tooLong ? undefined : withoutCr(partial) });
+    }
+  };
+  for await (const chunk of source) {
+    const lines: TextLine[] = [];
+    take(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), lines, false);
+    if (lines.length > 0) yield lines;
+  }
+  const lines: TextLine[] = [];
+  take(decoder.decode(), lines, true);
+  if (lines.length > 0) yield lines;
+}
+
+function withoutCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { readLines, type TextLine } from '../../../src/campaigns/read-lines.ts';
+
+async function lines(chunks: Array<string | Uint8Array>, maxLength?: number): Promise<TextLine[]> {
+  async function* source() {
+    yield* chunks;
+  }
+  const found: TextLine[] = [];
+  for await (const batch of readLines(source(), maxLength)) found.push(...batch);
+  return found;
+}
+
+describe('readLines', () => {
+  it('numbers lines from 1, without their LF or CRLF, the last one with or without a line end', async () => {
+    expect(await lines(['a\r\nb\n', 'c'])).toEqual([
+      { number: 1, text: 'a' },
+      { number: 2, text: 'b' },
+      { number: 3, text: 'c' },
+    ]);
+    expect(await lines(['a\n\n'])).toEqual([
+      { number: 1, text: 'a' },
+      { number: 2, text: '' },
+    ]);
+    expect(await lines([])).toEqual([]);
+  });
+
+  it('drops a byte order mark from bytes and from text, and joins a character cut between chunks', async () => {
+    const bytes = Buffer.from('\ufeffphone\nJosé\n');
+    const cut = bytes.indexOf(0xc3) + 1;
+    expect(
+      await lines([bytes.subarray(0, 2), bytes.subarray(2, cut), bytes.subarray(cut)]),
+    ).toEqual([
+      { number: 1, text: 'phone' },
+      { number: 2, text: 'José' },
+    ]);
+    expect(await lines(['\ufeffphone\n'])).toEqual([{ number: 1, text: 'phone' }]);
+    // Only at the start of the file.
+    expect(await lines(['a\n', '\ufeffb\n'])).toEqual([
+      { number: 1, text: 'a' },
+      { number: 2, text: '\ufeffb' },
+    ]);
+  });
+
+  it('gives a line longer than the limit no text, over any number of chunks, and goes on', async () => {
+    expect(await lines(['ok\nxxxx', 'xxxx', 'xx\nfine\n', 'yyyyyyyyyy'], 5)).toEqual([
+      { number: 1, text: 'ok' },
+      { number: 2, text: undefined },
+      { number: 3, text: 'fine' },
+      { number: 4, text: undefined },
+    ]);
+  });
+});

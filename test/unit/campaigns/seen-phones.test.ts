@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { SeenPhones } from '../../../src/campaigns/seen-phones.ts';
+
+describe('SeenPhones', () => {
+  it('gives the first line of a number seen before, and undefined the first time', () => {
+    const seen = new SeenPhones();
+    expect(seen.firstLine('33612345678', 2)).toBeUndefined();
+    expect(seen.firstLine('33612345679', 3)).toBeUndefined();
+    expect(seen.firstLine('33612345678', 9)).toBe(2);
+    expect(seen.firstLine('33612345678', 12)).toBe(2);
+    expect(seen.size).toBe(2);
+  });
+
+  it('keeps every number and its line through many growths, 15-digit numbers included', () => {
+    const seen = new SeenPhones();
+    const count = 200_000;
+    // Numbers close together and far apart: the table must not mix them up.
+    const numberOf = (i: number) =>
+      i % 2 === 0 ? String(33_600_000_000 + i) : String(999_999_999_999_999 - i * 7_919);
+    let wronglySeen = 0;
+    for (let i = 0; i < count; i++)
+      if (seen.firstLine(numberOf(i), i + 2) !== undefined) wronglySeen++;
+    expect(wronglySeen).toBe(0);
+    expect(seen.size).toBe(count);
+    const wrongLines: number[] = [];
+    for (let i = 0; i < count; i++)
+      if (seen.firstLine(numberOf(i), 1) !== i + 2) wrongLines.push(i);
+    expect(wrongLines).toEqual([]);
+    expect(seen.size).toBe(count);
+    expect(seen.firstLine('33612345678', 5)).toBeUndefined();
+  });
+});
