@@ -270,13 +270,18 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
 }
 
 /**
- * Whether `body` opts the phone out whatever conversation it is in: an opt-out keyword that no
- * loaded bot claims (STOP and ARRET never can be). Most replies are no keyword at all, and cost
- * one lookup.
+ * The opt-out keyword `body` is whatever conversation the phone is in (one that no loaded bot
+ * claims: STOP and ARRET never can be), or undefined. Most replies are no keyword at all, and
+ * cost one lookup.
  */
-function optsOutWhateverBot(rules: ComplianceRules, registry: BotRegistry, body: string): boolean {
-  if (rules.match(body)?.kind !== 'opt-out') return false;
+function optsOutWhateverBot(
+  rules: ComplianceRules,
+  registry: BotRegistry,
+  body: string,
+): string | undefined {
+  if (rules.match(body)?.kind !== 'opt-out') return undefined;
   const claimed = new Set<string>();
   for (const bot of registry.bots.values()) for (const word of bot.claims) claimed.add(word);
-  return rules.match(body, claimed)?.kind === 'opt-out';
+  const match = rules.match(body, claimed);
+  return match?.kind === 'opt-out' ? match.keyword : undefined;
 }

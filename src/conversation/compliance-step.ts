@@ -74,6 +74,8 @@ export function complianceStep(
   switch (match.kind) {
     case 'opt-out': {
       commit.suppression = 'add';
+      // The entry's reason: the keyword as texted, normalised (`STOP`, `ARRET`, `OPT OUT`).
+      commit.suppressionReason = match.keyword.toUpperCase();
       commit.record = marked(true);
       if (active) {
         commit.record = { ...commit.record, status: 'done', endedReason: optedOutCode, timers: {} };

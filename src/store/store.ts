@@ -12,6 +12,7 @@ import type {
   TimerRecord,
 } from './records.ts';
 import type { StoreSample } from './store-sample.ts';
+import type { Suppression, SuppressionEntry, SuppressionsAdded } from './suppression.ts';
 
 /** What a deferral may write on the head message (`OutboundMessage`'s fields of the same names). */
 export type OutboundMarks = Partial<
@@ -218,15 +219,50 @@ export interface Store extends CampaignStore {
    */
   listResults(botId: string, query?: ResultQuery): AsyncIterable<ConversationResult[]>;
 
-  /** Whether the phone has opted out in the location (its suppression, see `StepCommit.suppression`). */
+  /**
+   * Whether the phone has opted out in the location: its suppression entry exists, however it
+   * came (a keyword, `StepCommit.suppression`; an import, `addSuppressions`). The one source of
+   * truth for "this phone opted out": the sender, the engine's starts and the admin API ask it.
+   */
   isSuppressed(key: ConversationKey): Promise<boolean>;
 
   /**
    * Suppresses the phone at once, as a commit's `suppression: 'add'` does, ahead of the step
    * that will apply its opt-out: the webhook calls it for an opt-out keyword it has just
    * stored, so that from its 200 on the sender sends the phone nothing but the confirmation.
+   * `reason` is the keyword texted (source `stop`).
    */
-  markOptedOut(key: ConversationKey, now: number): Promise<void>;
+  markOptedOut(key: ConversationKey, now: number, reason?: string): Promise<void>;
+
+  /**
+   * Puts phones on a location's suppression list, each with its time and reason and `source`
+   * (the opt-outs a team brings along). A phone already on the list is left exactly as it is,
+   * its time, reason and source (a re-import does not make an older opt-out newer), and
+   * counted as `existing`. On Redis one pipeline per partition (each in one slot, so on one
+   * node of a Cluster); a call is not atomic as a whole, but each entry is, and a repeat is
+   * harmless.
+   */
+  addSuppressions(
+    location: string,
+    entries: readonly SuppressionEntry[],
+    source: 'import' | 'api',
+  ): Promise<SuppressionsAdded>;
+
+  /**
+   * Takes the phone off the location's suppression list and, in the same atomic call, clears
+   * the `suppressed` flag of its conversation record if it has one (an ended record then gets
+   * the retention's TTL, as an opt-in's would). Resolves false when the phone was not on the
+   * list.
+   */
+  removeSuppression(key: ConversationKey): Promise<boolean>;
+
+  /**
+   * A location's suppression list, in batches of about `batchSize` (default 500), in no
+   * particular order. On Redis a SCAN over every partition's `suppressed:<location>:` keys (on
+   * a Cluster, on every master): read-only and never blocking; an entry added or removed
+   * meanwhile may or may not come. There is no counter: counting is reading it through.
+   */
+  listSuppressions(location: string, batchSize?: number): AsyncIterable<Suppression[]>;
 
   getConversation(key: ConversationKey): Promise<ConversationRecord | null>;
   getMessage(phone: string, smsId: string): Promise<MessageRecord | null>;
@@ -361,6 +397,8 @@ export interface StepCommit {
    * confirmation (see `OutboxView`), until it is removed.
    */
   suppression?: 'add' | 'remove';
+  /** With `suppression: 'add'`: the keyword texted, kept as the entry's reason (source `stop`). */
+  suppressionReason?: string;
   /** Results to write (replacing the run's earlier one): a run's result changed in this step. */
   results?: ConversationResult[];
 }

@@ -21,11 +21,11 @@ export interface NotificationDeps {
    */
   inboxHandOff?: InboxHandOff;
   /**
-   * Whether a reply's text opts the phone out whatever conversation it is in (an opt-out keyword
-   * no bot claims): such a phone is suppressed before the 200, so nothing but the confirmation
-   * goes to it once the service holds its STOP as delivered.
+   * The opt-out keyword a reply's text is whatever conversation it is in (one no bot claims),
+   * or undefined: such a phone is suppressed before the 200 (the keyword as the reason), so
+   * nothing but the confirmation goes to it once the service holds its STOP as delivered.
    */
-  optsOut?: (location: string, body: string) => boolean;
+  optsOut?: (location: string, body: string) => string | undefined;
 }
 
 /** Where the ingest's inbox claims go: the process's worker, and the lease to claim with. */
@@ -170,8 +170,10 @@ function itemsType(items: { event: { kind: string } }[]): NotificationResult['ty
  */
 async function markOptOuts(deps: NotificationDeps, items: IngestItem[], now: number) {
   for (const { event } of items) {
-    if (event.kind !== 'reply' || !deps.optsOut?.(event.location, event.body)) continue;
-    await deps.store.markOptedOut(event, now).catch((error: unknown) => {
+    if (event.kind !== 'reply') continue;
+    const keyword = deps.optsOut?.(event.location, event.body);
+    if (keyword === undefined) continue;
+    await deps.store.markOptedOut(event, now, keyword.toUpperCase()).catch((error: unknown) => {
       deps.logger.warn({ err: error }, 'could not suppress an opt-out at once; its step will');
     });
   }

@@ -11,6 +11,7 @@ import { memoryMonitoringOperations } from './memory-monitoring-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
 import { memoryScanOperations } from './memory-scan-operations.ts';
 import { MemoryState, parse } from './memory-state.ts';
+import { memorySuppressionOperations } from './memory-suppression-operations.ts';
 import { memoryTimerOperations } from './memory-timer-operations.ts';
 
 export interface MemoryStoreOptions {
@@ -42,6 +43,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memoryOutboxOperations(state),
     ...memoryTimerOperations(state),
     ...memoryScanOperations(state),
+    ...memorySuppressionOperations(state),
     ...memoryMonitoringOperations(state),
     ...memoryCampaignOperations(state),
     onReady: (listener) => state.listeners.add(listener),
@@ -70,12 +72,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
             (a.runId < b.runId ? -1 : 1),
         );
       if (results.length > 0) yield results;
-    },
-    async markOptedOut(key) {
-      state.suppressed.add(conversationId(key));
-    },
-    async isSuppressed(key) {
-      return state.suppressed.has(conversationId(key));
     },
     async getMessage(phone, smsId) {
       return parse(state.messages.get(state.inPartition(phone, smsId)));

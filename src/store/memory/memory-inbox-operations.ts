@@ -11,6 +11,7 @@ import {
 import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
+import { suppressionValue } from '../suppression.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
 type InboxOperations = Pick<
@@ -174,7 +175,10 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         state.results.set(result.runId, storableJson(result));
       }
       // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
-      if (step.suppression === 'add') state.suppressed.add(id);
+      if (step.suppression === 'add') {
+        const reason = step.suppressionReason;
+        state.suppressed.set(id, suppressionValue({ at: now, reason, source: 'stop' }));
+      }
       if (step.suppression === 'remove') state.suppressed.delete(id);
       let outbox: ClaimWithView<'outbox'> | undefined;
       if (step.outbound.length > 0) {

@@ -37,8 +37,8 @@ export class MemoryState {
   readonly unrecorded = new Map<string, { bodies: Map<string, string>; expiresAt: number }>();
   /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
   readonly sent = new Map<string, { smsId: string; expiresAt: number }>();
-  /** conversation ids of the phones that opted out (the suppression list) */
-  readonly suppressed = new Set<string>();
+  /** conversation id of a phone that opted out → its suppression's value (`suppressionValue`) */
+  readonly suppressed = new Map<string, string>();
   /** conversation id → times (ms) of the last sends to the phone, newest first, and expiry (ms) */
   readonly sends = new Map<string, { times: number[]; expiresAt: number }>();
   /** run id → result JSON */

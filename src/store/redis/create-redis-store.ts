@@ -13,6 +13,7 @@ import { redisOutboxOperations } from './redis-outbox-operations.ts';
 import { redisResultOperations } from './redis-result-operations.ts';
 import { redisScanOperations } from './redis-scan-operations.ts';
 import type { RedisConnection, RedisStoreContext } from './redis-store-context.ts';
+import { redisSuppressionOperations } from './redis-suppression-operations.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
 
@@ -79,6 +80,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisOutboxOperations(context),
     ...redisInspectionOperations(context),
     ...redisScanOperations(context),
+    ...redisSuppressionOperations(context),
     ...redisTimerOperations(context),
     ...redisMonitoringOperations(context),
     ...redisResultOperations(context, partitions),

@@ -31,7 +31,8 @@ import type { QueueName } from '../store.ts';
  *                                                oldest first, capped; PX briefly
  * rf:{p7}:unrecorded:<location>:<phone>   hash   body → sms id of statuses for sms not recorded as
  *                                                sent (a takeover's in-doubt head), capped; PX briefly
- * rf:{p7}:suppressed:<location>:<phone>   string the phone opted out (JSON: when); no TTL, until it opts in
+ * rf:{p7}:suppressed:<location>:<phone>   string the phone opted out (JSON: {at, reason?, source?});
+ *                                                no TTL, until it opts in or is removed
  * rf:{p7}:sends:<location>:<phone>        list   times (ms) of the last sends to the phone, newest
  *                                                first, capped at the loop guard's max; PX its window
  * rf:{p7}:result:<runId>                  string a conversation's result JSON (it outlives the conversation);
@@ -108,6 +109,8 @@ export function storeKeys(prefix: string, partitions: number) {
     conversation,
     /** SCAN pattern of every partition's conversation records (`scanConversations`, `sample`). */
     conversationRecordPattern: `${prefix}{p*}:conv:*`,
+    /** SCAN pattern of a location's suppressions in every partition (`listSuppressions`). */
+    suppressedPattern: (location: string) => `${prefix}{p*}:suppressed:${location}:*`,
     deadLetters: `${prefix}dead-letters`,
     partitionCount: partitions,
     readyChannel: `${prefix}ready`,

@@ -6,6 +6,7 @@ import { type OutboundMessage, statusRank } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
+import { suppressionValue } from '../suppression.ts';
 import { conversationBody, storedTimer } from './conversation-value.ts';
 import { messageBody } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
@@ -243,7 +244,9 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           : 0,
         storeLimits.appliedWindowMs,
         step.suppression ?? '',
-        step.suppression === 'add' ? storableJson({ at: now }) : '',
+        step.suppression === 'add'
+          ? suppressionValue({ at: now, reason: step.suppressionReason, source: 'stop' })
+          : '',
         messageTtl(context),
         storeLimits.dropsPerView,
         step.results?.length

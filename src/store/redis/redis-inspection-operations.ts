@@ -10,8 +10,6 @@ import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-stor
 type InspectionOperations = Pick<
   Store,
   | 'getConversation'
-  | 'isSuppressed'
-  | 'markOptedOut'
   | 'getMessage'
   | 'listApplied'
   | 'pendingEvents'
@@ -37,14 +35,6 @@ export function redisInspectionOperations({
       const record = keys.conversation(key).record;
       const stored = await withStoreErrors('getConversation', () => redis.get(record));
       return conversationRecordOf(stored, key);
-    },
-    async markOptedOut(key, now) {
-      const suppressed = keys.conversation(key).suppressed;
-      await withStoreErrors('markOptedOut', () => redis.set(suppressed, storableJson({ at: now })));
-    },
-    async isSuppressed(key) {
-      const suppressed = keys.conversation(key).suppressed;
-      return (await withStoreErrors('isSuppressed', () => redis.exists(suppressed))) === 1;
     },
     async getMessage(phone, smsId) {
       // Message records live in the partition of their phone: the latest in their

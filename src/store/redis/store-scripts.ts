@@ -74,6 +74,7 @@ export type ScriptName =
   | 'fail-outbound'
   | 'claim-due-timers'
   | 'reserve-send-slot'
+  | 'remove-suppression'
   | 'push-dead-letter'
   | 'upsert-recipients'
   | 'sweep-recipients'

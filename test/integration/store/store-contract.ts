@@ -13,6 +13,7 @@ import { outboxContract } from './contract/outbox-contract.ts';
 import { resultContract } from './contract/result-contract.ts';
 import { scanContract } from './contract/scan-contract.ts';
 import { suppressionContract } from './contract/suppression-contract.ts';
+import { suppressionListContract } from './contract/suppression-list-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
 
 export interface StoreUnderTest {
@@ -53,6 +54,7 @@ export function describeStoreContract(
     timerContract(store);
     scanContract(store);
     suppressionContract(store);
+    suppressionListContract(store);
     resultContract(store);
     monitoringContract(store);
     campaignContract(store);

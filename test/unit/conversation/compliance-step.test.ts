@@ -71,6 +71,7 @@ describe('the compliance step in runStep', () => {
     const { commit, outcome } = step(reply1('Stop!'), started);
     expect(outcome).toMatchObject({ route: 'compliance', reason: 'opt-out' });
     expect(commit.suppression).toBe('add');
+    expect(commit.suppressionReason).toBe('STOP');
     expect(commit.record).toMatchObject({
       status: 'done',
       endedReason: 'opted_out',

@@ -1,0 +1,113 @@
+import { conversationId, parseConversationId } from '../conversation-id.ts';
+import type { Store } from '../store.ts';
+import { type Suppression, suppressionOf, suppressionValue } from '../suppression.ts';
+import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+
+type SuppressionOperations = Pick<
+  Store,
+  'isSuppressed' | 'markOptedOut' | 'addSuppressions' | 'removeSuppression' | 'listSuppressions'
+>;
+
+/** Marks the conversation id in a `suppressed:` key (after the partition's hash tag). */
+const idMarker = '}:suppressed:';
+
+/**
+ * The suppression list on Redis: one `suppressed:<location>:<phone>` string per phone, in the
+ * phone's partition (the sender's scripts check it there), holding `{ at, reason?, source? }`.
+ */
+export function redisSuppressionOperations(context: RedisStoreContext): SuppressionOperations {
+  const { redis, keys } = context;
+
+  /** One `SET NX` per entry, in one pipeline per partition; on a Cluster the pipelines go at once. */
+  async function setMissing(writes: Array<[key: string, value: string]>[]): Promise<boolean[]> {
+    const replies = await Promise.all(
+      writes.map(async (group) => {
+        const pipeline = redis.pipeline();
+        for (const [key, value] of group) pipeline.set(key, value, 'NX');
+        const results = (await pipeline.exec()) ?? [];
+        const failed = results.find(([error]) => error);
+        if (failed) throw failed[0];
+        return results.map(([, reply]) => reply === 'OK');
+      }),
+    );
+    return replies.flat();
+  }
+
+  return {
+    async isSuppressed(key) {
+      const suppressed = keys.conversation(key).suppressed;
+      return (await withStoreErrors('isSuppressed', () => redis.exists(suppressed))) === 1;
+    },
+
+    async markOptedOut(key, now, reason) {
+      const suppressed = keys.conversation(key).suppressed;
+      const value = suppressionValue({ at: now, reason, source: 'stop' });
+      await withStoreErrors('markOptedOut', () => redis.set(suppressed, value));
+    },
+
+    async addSuppressions(location, entries, source) {
+      const byPartition = new Map<number, Array<[string, string]>>();
+      for (const entry of entries) {
+        const c = keys.conversation({ location, phone: entry.phone });
+        const group = byPartition.get(c.number) ?? [];
+        const value = suppressionValue({ at: entry.at, reason: entry.reason, source });
+        group.push([c.suppressed, value]);
+        byPartition.set(c.number, group);
+      }
+      if (byPartition.size === 0) return { added: 0, existing: 0 };
+      const written = await withStoreErrors('addSuppressions', () =>
+        setMissing([...byPartition.values()]),
+      );
+      const added = written.filter(Boolean).length;
+      return { added, existing: written.length - added };
+    },
+
+    async removeSuppression(key) {
+      const c = keys.conversation(key);
+      const removed = await withStoreErrors('removeSuppression', () =>
+        context.scripts.run(
+          'remove-suppression',
+          [c.suppressed, c.record],
+          [context.retention.conversationsMs],
+        ),
+      );
+      return removed === 1;
+    },
+
+    async *listSuppressions(location, batchSize = 500) {
+      // Checks the location's form (a `*` or `:` in it would widen the pattern).
+      conversationId({ location, phone: '0' });
+      const pattern = keys.suppressedPattern(location);
+      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+      // SCAN may answer a key twice (while the table is rehashed): each phone comes once.
+      const seen = new Set<string>();
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, found] = await withStoreErrors('listSuppressions', () =>
+            node.scan(cursor, 'MATCH', pattern, 'COUNT', Math.max(1, batchSize)),
+          );
+          cursor = next;
+          const fresh = found.filter((key) => !seen.has(key));
+          if (fresh.length === 0) continue;
+          // One GET per key, sent together: on a Cluster the keys live in different slots.
+          const values = await withStoreErrors('listSuppressions', () =>
+            Promise.all(fresh.map((key) => redis.get(key))),
+          );
+          const batch: Suppression[] = [];
+          values.forEach((stored, i) => {
+            const key = fresh[i]!;
+            seen.add(key);
+            // Removed between the SCAN and the GET: gone.
+            if (stored === null) return;
+            const { phone } = parseConversationId(
+              key.slice(key.indexOf(idMarker) + idMarker.length),
+            );
+            batch.push(suppressionOf(phone, stored));
+          });
+          if (batch.length > 0) yield batch;
+        } while (cursor !== '0');
+      }
+    },
+  };
+}
