@@ -4,7 +4,14 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { Scheduler } from '../scheduler/create-scheduler.ts';
 import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
-import type { Claim, ClaimWithView, CommitResult, InboxView, Store } from '../store/store.ts';
+import type {
+  Claim,
+  ClaimWithView,
+  CommitResult,
+  InboxView,
+  StepCommit,
+  Store,
+} from '../store/store.ts';
 import type { InboxHandOff } from '../webhook/handle-notification.ts';
 import type { ComplianceRules } from './compliance-rules.ts';
 import { newRunId as defaultNewRunId } from './new-run-id.ts';
@@ -83,32 +90,27 @@ export function createWorker(options: WorkerOptions): Worker {
       while (view.next && consumer.running) {
         const event = view.next;
         const stepStartedAt = performance.now();
-        const { commit, outcome } = runStep({
-          event,
-          record: view.record,
-          // The store read the message this event is about with the view: no second call.
-          message: view.origin,
-          registry: options.registry,
-          now: clock.now(),
-          newRunId,
-          compliance: options.compliance?.(claim.location),
-        });
-        report(claim, event.id, event.kind, outcome);
-        const handOff = options.outboxHandOff;
-        // A place held in the sender for the outbox this commit may claim (only a commit that
-        // queues messages can).
-        const held = commit.outbound.length > 0 ? (handOff?.reserve(1) ?? 0) : 0;
-        const committedAt = clock.now();
-        let result: CommitResult;
-        try {
-          const step = held > 0 ? { ...commit, claimOutbox: { leaseMs } } : commit;
-          result = await store.commitStep(claim, step, committedAt);
-        } catch (error) {
-          handOff?.unreserve(held);
-          throw error;
+        const run = (suppressed: boolean) =>
+          runStep({
+            event,
+            record: view.record,
+            // The store read the message this event is about with the view: no second call.
+            message: view.origin,
+            registry: options.registry,
+            now: clock.now(),
+            newRunId,
+            compliance: options.compliance?.(claim.location),
+            ...(suppressed && { suppressed }),
+          });
+        let { commit, outcome } = run(false);
+        let committed = await commitOne(claim, commit);
+        if (!committed.result.ok && committed.result.reason === 'suppressed') {
+          // A start to a phone on the suppression list: the step again, knowing it (drops it).
+          ({ commit, outcome } = run(true));
+          committed = await commitOne(claim, commit);
         }
-        // No outbox claim came: the place goes back (a claim that came fills it below).
-        if (!(result.ok && result.outbox)) handOff?.unreserve(held);
+        const { result, committedAt } = committed;
+        report(claim, event.id, event.kind, outcome);
         if (!result.ok) {
           logger.warn(
             { reason: result.reason, event: event.id },
@@ -116,7 +118,7 @@ export function createWorker(options: WorkerOptions): Worker {
           );
           return;
         }
-        if (result.outbox && !handOff?.offer(result.outbox, committedAt)) {
+        if (result.outbox && !options.outboxHandOff?.offer(result.outbox, committedAt)) {
           // The sender stopped meanwhile: any sender may take the outbox at once.
           await store.release(result.outbox, clock.now());
         }
@@ -136,6 +138,28 @@ export function createWorker(options: WorkerOptions): Worker {
         });
       }
     }
+  }
+
+  async function commitOne(
+    claim: Claim,
+    commit: StepCommit,
+  ): Promise<{ result: CommitResult; committedAt: number }> {
+    const handOff = options.outboxHandOff;
+    // A place held in the sender for the outbox this commit may claim (only a commit that
+    // queues messages can).
+    const held = commit.outbound.length > 0 ? (handOff?.reserve(1) ?? 0) : 0;
+    const committedAt = clock.now();
+    let result: CommitResult;
+    try {
+      const step = held > 0 ? { ...commit, claimOutbox: { leaseMs } } : commit;
+      result = await store.commitStep(claim, step, committedAt);
+    } catch (error) {
+      handOff?.unreserve(held);
+      throw error;
+    }
+    // No outbox claim came: the place goes back (a claim that came fills it below).
+    if (!(result.ok && result.outbox)) handOff?.unreserve(held);
+    return { result, committedAt };
   }
 
   function report(claim: Claim, eventId: string, kind: string, outcome: StepOutcome): void {

@@ -31,6 +31,12 @@ export interface StepInput {
    * own. Absent: none of these apply (unit tests of bots).
    */
   compliance?: ComplianceRules;
+  /**
+   * The phone is on the location's suppression list: nothing starts for it. The worker learns
+   * it from the store when it commits a start (`StepCommit.unlessSuppressed`, refused with
+   * `suppressed`) and runs the step again with this set, so other steps read nothing more.
+   */
+  suppressed?: boolean;
 }
 
 /** What happened, for logs and metrics. */
@@ -129,10 +135,13 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     stateBefore: resumed?.value,
   };
   if (route.kind === 'drop') return { commit, outcome };
-  if (route.kind === 'start' && record?.suppressed) {
+  if (route.kind === 'start' && input.suppressed) {
     // Opted out: nothing may be sent, so nothing starts, until the phone texts START.
     return { commit, outcome: { ...outcome, route: 'drop', reason: 'the phone opted out' } };
   }
+  // The suppression list is the one truth of an opt-out (an imported one has no record): the
+  // commit is refused if the phone is on it, and the step runs again with `suppressed`.
+  if (route.kind === 'start') commit.unlessSuppressed = true;
 
   const bot = route.kind === 'start' ? route.bot : input.registry.bots.get(route.record.botId)!;
   outcome.botId = bot.id;

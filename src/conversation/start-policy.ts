@@ -85,6 +85,8 @@ export function startQueued(
           queued: rest.length > 0 ? rest : undefined,
         },
         outbound: [...merged.commit.outbound, ...following.commit.outbound],
+        // A queued start that starts is refused with the rest when the phone opted out.
+        ...(following.commit.unlessSuppressed && { unlessSuppressed: true }),
         results: [...(merged.commit.results ?? []), ...(following.commit.results ?? [])],
         timers: {
           set: [...(merged.commit.timers?.set ?? []), ...(following.commit.timers?.set ?? [])],

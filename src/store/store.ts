@@ -399,6 +399,13 @@ export interface StepCommit {
   suppression?: 'add' | 'remove';
   /** With `suppression: 'add'`: the keyword texted, kept as the entry's reason (source `stop`). */
   suppressionReason?: string;
+  /**
+   * The step starts a conversation: the commit is refused with `suppressed`, changing nothing,
+   * when the phone is on the location's suppression list (however it got there). The engine
+   * then runs the step again knowing it, and nothing starts. Checked in the commit itself, so
+   * a normal step costs no read of its own.
+   */
+  unlessSuppressed?: boolean;
   /** Results to write (replacing the run's earlier one): a run's result changed in this step. */
   results?: ConversationResult[];
 }
@@ -413,11 +420,12 @@ export interface ResultQuery {
 /**
  * A commit's answer. `next` is the next view (`commitStep` only); `released` is true when the
  * call also released the claim because the list it popped was left empty (`commitStep` only);
- * `outbox` is the outbox claim the commit took (`StepCommit.claimOutbox`).
+ * `outbox` is the outbox claim the commit took (`StepCommit.claimOutbox`); `suppressed`, a
+ * refused start (`StepCommit.unlessSuppressed`, `commitStep` only).
  */
 export type CommitResult =
   | { ok: true; next?: InboxView; released?: boolean; outbox?: ClaimWithView<'outbox'> }
-  | { ok: false; reason: 'lost-lock' | 'stale' };
+  | { ok: false; reason: 'lost-lock' | 'stale' | 'suppressed' };
 
 /**
  * `recordSent`'s answer: on success, the outbox's next view (after the pop), and whether the

@@ -168,6 +168,9 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       if (!state.headIs('inbox', claim, step.eventId) || seq !== step.expectedSeq) {
         return { ok: false, reason: 'stale' };
       }
+      // A start to a phone on the suppression list: nothing changes (the engine runs it again).
+      if (step.unlessSuppressed && state.suppressed.has(id))
+        return { ok: false, reason: 'suppressed' };
       const headKind = state.head<MailboxEvent>('inbox', claim)?.kind;
       if (step.record) state.conversations.set(id, storableJson(step.record));
       queues.inbox.pop(id);

@@ -261,11 +261,14 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           : '',
         retention.resultsMs,
         step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
+        step.unlessSuppressed ? '1' : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),
       )) as unknown[];
-      if (status === 'lost-lock' || status === 'stale') return { ok: false, reason: status };
+      if (status === 'lost-lock' || status === 'stale' || status === 'suppressed') {
+        return { ok: false, reason: status };
+      }
       const outbox = jsonOrNull<OutboundMessage>(view[4]);
       const handedDropped = jsonOrNull<unknown[]>(view[6]);
       const next = inboxViewOf(view, claim);

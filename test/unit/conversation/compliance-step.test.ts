@@ -52,7 +52,12 @@ const reply1 = (body: string, at = noon): MailboxEvent => ({
   originSmsId: 'sms-1',
   to: '38200',
 });
-const step = (event: MailboxEvent, record: ConversationRecord | null, now = event.receivedAt) =>
+const step = (
+  event: MailboxEvent,
+  record: ConversationRecord | null,
+  now = event.receivedAt,
+  suppressed = false,
+) =>
   runStep({
     event,
     record,
@@ -61,6 +66,7 @@ const step = (event: MailboxEvent, record: ConversationRecord | null, now = even
     now,
     newRunId: () => 'run-1',
     compliance: rules,
+    suppressed,
   });
 
 describe('the compliance step in runStep', () => {
@@ -89,18 +95,21 @@ describe('the compliance step in runStep', () => {
     expect(commit.results?.[0]).toMatchObject({ runId: started.runId, endCode: 'opted_out' });
   });
 
-  it('starts nothing for a suppressed phone, until START', () => {
+  it('starts nothing for a phone on the suppression list: a start commits only unless suppressed, and the step again knowing it drops', () => {
     const stopped = step(reply1('STOP'), started).commit.record!;
-    expect(step(reply1('TABLE'), stopped).outcome).toMatchObject({
-      route: 'drop',
-      reason: 'the phone opted out',
-    });
+    // The record's flag is not what decides: the store's list is (an import has no record).
+    const asked = step(reply1('TABLE'), stopped);
+    expect(asked.outcome).toMatchObject({ route: 'start', botId: 'waiter' });
+    expect(asked.commit.unlessSuppressed).toBe(true);
+    const known = step(reply1('TABLE'), stopped, noon, true);
+    expect(known.outcome).toMatchObject({ route: 'drop', reason: 'the phone opted out' });
+    expect(known.commit).toMatchObject({ record: null, outbound: [] });
+    expect(known.commit.unlessSuppressed).toBeUndefined();
+    expect(step(reply1('TABLE'), null, noon, true).outcome).toMatchObject({ route: 'drop' });
     const back = step(reply1('START'), stopped).commit;
     expect(back).toMatchObject({ suppression: 'remove', record: { suppressed: false } });
-    expect(step(reply1('TABLE'), back.record).outcome).toMatchObject({
-      route: 'start',
-      botId: 'waiter',
-    });
+    // A reply to an active run is no start: it asks nothing.
+    expect(step(reply1('4'), asked.commit.record).commit.unlessSuppressed).toBeUndefined();
   });
 
   it('answers HELP and leaves the run as it was; a claimed word reaches the bot', () => {

@@ -51,8 +51,10 @@
     +10 '1' when a new outbound message is not held for quiet hours (it may pass the held ones:
         an outbox nobody holds whose head is held is made ready now rather than when the hold
         ends)
+    +11 '1' when the step starts a conversation: refused ('suppressed'), changing nothing, when
+        the phone is on the suppression list (KEYS[10] exists)
   Output:
-    {'lost-lock'} | {'stale'} |
+    {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
     guard, dropped JSON} ('' = none; released: 1 or 0; the outbox head and dropped JSON only
     when this call claimed the outbox, read as read-outbox-5.lua reads it, with '' as head when
@@ -72,6 +74,7 @@ local suppression, suppressionJson = ARGV[at + 4], ARGV[at + 5]
 local droppedTtl, dropLimit = tonumber(ARGV[at + 6]), tonumber(ARGV[at + 7])
 local results, resultsTtl = ARGV[at + 8], ARGV[at + 9]
 local sendsNow = ARGV[at + 10] == '1'
+local unlessSuppressed = ARGV[at + 11] == '1'
 local now = tonumber(ARGV[6])
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -91,6 +94,11 @@ local hadTimers = timers ~= nil and timers ~= ''
 local hasRecord = record ~= nil and record ~= ''
 if tonumber(seq or '0') ~= tonumber(ARGV[3]) then
   return {'stale'}
+end
+-- A start to an opted-out phone (an import, or a keyword) starts nothing: the engine runs the
+-- step again knowing it. Only a start asks, so a reply's step reads nothing more.
+if unlessSuppressed and redis.call('EXISTS', KEYS[10]) == 1 then
+  return {'suppressed'}
 end
 
 -- The pending timers, merged with this step's. An entry names its run when it is not the

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CampaignMeta, RecipientRow } from '../../../../src/store/campaign-records.ts';
 import type { ConversationRecord } from '../../../../src/store/records.ts';
 import type { Store } from '../../../../src/store/store.ts';
 import type { Suppression } from '../../../../src/store/suppression.ts';
@@ -10,6 +11,7 @@ import {
   phonesInDistinctPartitions,
   queueOutbound,
   replyEvent,
+  startEvent,
   t0,
 } from './fixtures.ts';
 
@@ -109,6 +111,82 @@ export function suppressionListContract(store: () => Store): void {
         message: null,
         dropped: [{ id: 'e-0:0', reason: 'suppressed' }],
       });
+    });
+
+    it('makes a campaign import skip an imported phone as opted_out', async () => {
+      const [imported = '', free = ''] = phonesInDistinctPartitions(store(), 2);
+      await store().addSuppressions(location, [{ phone: imported, at: t0 }], 'import');
+      const campaign: CampaignMeta = {
+        v: 1,
+        location,
+        name: 'spring',
+        bot: 'survey',
+        status: 'active',
+        schedule: { at: new Date(t0 + 60_000).toISOString() },
+        ratePerSecond: 20,
+        timeZone: 'Europe/Paris',
+        late: { kind: 'skip' },
+        chunks: 2,
+        generation: 1,
+        createdAt: t0,
+        updatedAt: t0,
+      };
+      const rows: RecipientRow[] = [imported, free].map((row, i) => ({
+        row,
+        record: { state: 'scheduled', due: t0 + 60_000, line: i + 2, input: {} },
+      }));
+      expect(await store().upsertRecipients(campaign, 1, rows)).toMatchObject({ optedOut: 1 });
+      expect(await store().campaignCounts(campaign)).toEqual({
+        scheduled: 1,
+        'skipped:opted_out': 1,
+      });
+    });
+
+    it('refuses a commit that starts a conversation for a phone on the list, changing nothing', async () => {
+      const [phone = '', free = ''] = phonesInDistinctPartitions(store(), 2);
+      await store().addSuppressions(location, [{ phone, at: t0 }], 'import');
+      for (const p of [phone, free]) {
+        await store().ingest(`n-${p}`, [{ event: startEvent(`s-${p}`, p) }], t0);
+      }
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      const step = {
+        eventId: `s-${phone}`,
+        expectedSeq: 0,
+        record: {
+          v: 1 as const,
+          location,
+          phone,
+          runId: 'run-1',
+          botId: 'survey',
+          botVersion: 'abc',
+          status: 'active' as const,
+          snapshot: null,
+          seq: 1,
+          startedAt: t0,
+          updatedAt: t0,
+        },
+        outbound: [outboundMessage(phone, 'hello:0')],
+        unlessSuppressed: true,
+      };
+      expect(await store().commitStep(claim, step, t0)).toEqual({
+        ok: false,
+        reason: 'suppressed',
+      });
+      expect(await store().getConversation(keyOf(phone))).toBeNull();
+      expect((await store().pendingEvents(keyOf(phone))).map((e) => e.id)).toEqual([`s-${phone}`]);
+      expect(await store().pendingOutbound(keyOf(phone))).toEqual([]);
+      // The same step for a phone not on the list commits; and without the flag, so does this one.
+      const other = await claimOf(store(), 'inbox', free, t0);
+      const freeStep = {
+        ...step,
+        eventId: `s-${free}`,
+        record: { ...step.record, phone: free },
+        outbound: [],
+      };
+      expect(await store().commitStep(other, freeStep, t0)).toMatchObject({ ok: true });
+      const dropped = { ...step, record: null, outbound: [], unlessSuppressed: false };
+      expect(await store().commitStep(claim, dropped, t0)).toMatchObject({ ok: true });
+      expect(await store().pendingEvents(keyOf(phone))).toEqual([]);
     });
 
     it('removes an entry and the record flag of a STOP together, leaving the rest of the record as it was; answers false for a phone not on the list', async () => {
