@@ -7,6 +7,7 @@ import type { Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { requireAdminToken } from './require-admin-token.ts';
 import { startRequestSchema, startWithPolicy } from './start-with-policy.ts';
+import { createSuppressionsRouter } from './suppressions-router.ts';
 
 export interface AdminRouterOptions {
   store: Store;
@@ -19,7 +20,8 @@ export interface AdminRouterOptions {
 /**
  * The admin API, behind REPLYFLOW_ADMIN_TOKEN (403 when none is configured, 401 on a missing
  * or wrong token): `POST /admin/conversations {location?, bot, phone, input?, key?}` starts a
- * bot's conversation (202), the way a booking system sends an appointment confirmation.
+ * bot's conversation (202), the way a booking system sends an appointment confirmation;
+ * `/admin/suppressions` imports, exports and removes opt-outs (`suppressions-router.ts`).
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
   const router = Router();
@@ -55,6 +57,14 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
       res.status(503).json({ error: 'store unavailable, retry later' });
     }
   });
+  router.use(
+    createSuppressionsRouter({
+      store: options.store,
+      locations: options.config.locations,
+      now: () => options.clock.now(),
+      logger: options.logger,
+    }),
+  );
   router.use(
     '/admin',
     (error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {

@@ -10,6 +10,7 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
 import type { Store } from '../store/store.ts';
+import { requestLocation } from './request-location.ts';
 
 /** What `POST /admin/conversations` and `replyflow conversations start` take. */
 export const startRequestSchema = z.object({
@@ -60,7 +61,7 @@ export async function startWithPolicy(
   deps: StartDeps,
   request: StartRequest,
 ): Promise<StartAnswer> {
-  const location = pickLocation(deps.locations, request.location);
+  const location = requestLocation(deps.locations, request.location);
   if (typeof location === 'string')
     return { status: 400, body: { error: location, field: 'location' } };
   const bot = deps.registry.bots.get(request.bot);
@@ -129,11 +130,14 @@ export async function startWithPolicy(
       return answer(policy, id, true);
     }
   }
-  const active = await deps.store.getConversation(key);
-  // The record's flag is what the engine drops a start on (run-step), written in the same
-  // commit as the sender's suppression key. A STOP still waiting in the mailbox is not seen
-  // here: that start is accepted and then dropped by the engine, sending nothing.
-  if (active?.suppressed) {
+  const [active, suppressed] = await Promise.all([
+    deps.store.getConversation(key),
+    deps.store.isSuppressed(key),
+  ]);
+  // The suppression list is what the engine drops a start on (an imported opt-out has no
+  // record). A STOP still waiting in the mailbox is seen once the webhook marked it; a start
+  // accepted before is dropped by the engine, sending nothing.
+  if (suppressed) {
     const masked = maskPhone(phone);
     deps.logger.info(
       { location: location.name, bot: bot.id, conversation: masked },
@@ -167,20 +171,6 @@ export async function startWithPolicy(
     ...(policy !== 'start' && { policy }),
   });
   return answer(policy, started, false);
-}
-
-function pickLocation(
-  locations: readonly LocationConfig[],
-  name: string | undefined,
-): LocationConfig | string {
-  const names = locations.map((l) => l.name).join(', ') || '(none)';
-  if (name === undefined) {
-    if (locations.length === 1) return locations[0]!;
-    return `location is required: this server has several (${names})`;
-  }
-  return (
-    locations.find((l) => l.name === name) ?? `unknown location '${name}'; configured: ${names}`
-  );
 }
 
 /** The start's notification id for a key: scoped to the conversation, and of bounded length. */
