@@ -3,6 +3,7 @@ import { csvHeader } from './csv-header.ts';
 import { endsInQuotes } from './ends-in-quotes.ts';
 import { onlyCsvRecord, parseCsvText } from './parse-csv-text.ts';
 import type { TextLine } from './read-lines.ts';
+import { setOwn } from './set-own.ts';
 import type { SourceRow } from './source-row.ts';
 
 export interface ReadCsvRowsOptions {
@@ -32,26 +33,25 @@ export async function* readCsvRows(
   options: ReadCsvRowsOptions = {},
 ): AsyncGenerator<SourceRow[]> {
   const maxRowLines = options.maxRowLines ?? 20;
-  let header: { names: string[]; line: number } | undefined;
+  let header: { names: string[]; line: number; text: string } | undefined;
   let out: SourceRow[] = [];
   // Rows on one line each, given to csv-parse together at the end of each batch.
   let single: TextLine[] = [];
   // The lines of a row whose quoted value is still open.
   let open: TextLine[] = [];
 
-  const accept = (line: number, fields: string[]) => {
+  const accept = (line: number, fields: string[], text: string) => {
     if (!header) {
-      header = { names: csvHeader(fields, line, options.requiredColumns ?? []), line };
+      header = { names: csvHeader(fields, line, options.requiredColumns ?? []), line, text };
     } else if (fields.length !== header.names.length) {
       reject(
         line,
         `the row has ${fields.length} values where the header (line ${header.line}) names ${header.names.length} columns: a value holding a comma must be in double quotes`,
       );
     } else {
-      // No prototype: a column named __proto__ is a value like any other.
-      const values: Record<string, string> = Object.create(null);
+      const values: Record<string, string> = {};
       for (let i = 0; i < fields.length; i++) {
-        if (fields[i] !== '') values[header.names[i]!] = fields[i]!;
+        if (fields[i] !== '') setOwn(values, header.names[i]!, fields[i]!);
       }
       out.push({ line, values });
     }
@@ -67,17 +67,20 @@ export async function* readCsvRows(
     if (single.length === 0) return;
     const lines = single;
     single = [];
-    const together = parseCsvText(lines.map((line) => line.text).join('\n'));
-    const inStep =
-      together.errors.length === 0 &&
-      together.records.length === lines.length &&
-      together.endLines.every((end, i) => end === i + 1);
+    // After the header's own line (see parseCsvText): the records are then one per line from 1.
+    const texts = lines.map((line) => line.text);
+    const together = parseCsvText(
+      header ? `${header.text}\n${texts.join('\n')}` : texts.join('\n'),
+    );
+    const first = header ? 1 : 0;
+    // No line holds a line break outside quotes, so as many records as lines, without an
+    // error, is one record per line, in order.
+    const inStep = together.errors.length === 0 && together.records.length === lines.length + first;
     for (let i = 0; i < lines.length; i++) {
       const { number, text } = lines[i]!;
-      // A batch csv-parse cut otherwise than endsInQuotes did is read again line by line (its
-      // line count also counts a lone CR inside a value, which only costs this slower path).
-      const fields = inStep ? together.records[i] : onlyCsvRecord(text!);
-      if (fields) accept(number, fields);
+      // A batch csv-parse cut otherwise than endsInQuotes did is read again line by line.
+      const fields = inStep ? together.records[i + first] : onlyCsvRecord(text!);
+      if (fields) accept(number, fields, text!);
       else reject(number, unpaired);
     }
   };
@@ -115,10 +118,11 @@ export async function* readCsvRows(
       open = [];
       // Read strictly: leniently, a quote left open lines ago and a later quote that closes it
       // with text after it (`,"open` … `,"Smith, Dan"`) often make one row of the right width.
-      const fields = onlyCsvRecord(lines.map((each) => each.text).join('\n'), true);
+      const text = lines.map((each) => each.text).join('\n');
+      const fields = onlyCsvRecord(text, true);
       if (fields && (!header || fields.length === header.names.length)) {
         flush();
-        accept(lines[0]!.number, fields);
+        accept(lines[0]!.number, fields, text);
       } else {
         const count = fields
           ? ` (${fields.length} values, the header names ${header!.names.length})`

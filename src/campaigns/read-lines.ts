@@ -9,8 +9,15 @@ export interface TextLine {
 export const defaultMaxLineLength = 1 << 20;
 
 /**
- * Splits a file's stream into its lines, numbered from 1, a batch per chunk read (yielding each
- * line alone would cost an await per line: a million for a million rows). Bytes are read as
+ * The most lines a batch holds. A batch's rows live until the last of them is handled: the
+ * ~1,300 lines of a 64 KiB chunk outlive a few young-generation collections, get promoted, and
+ * raised the peak RSS of a million-row import by about 30 MiB (bench/campaigns).
+ */
+const batchLines = 128;
+
+/**
+ * Splits a file's stream into its lines, numbered from 1, in batches of at most 128 (yielding
+ * each line alone would cost an await per line: a million for a million rows). Bytes are read as
  * UTF-8 (an invalid sequence becomes U+FFFD, a character cut between two chunks is joined); a
  * byte order mark at the start is dropped, for text chunks too. A line longer than
  * `maxLength` characters comes with no text, and only its number is kept while it lasts.
@@ -60,7 +67,7 @@ export async function* readLines(
   for await (const chunk of source) {
     const lines: TextLine[] = [];
     take(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }), lines, false);
-    if (lines.length > 0) yield lines;
+    for (let i = 0; i < lines.length; i += batchLines) yield lines.slice(i, i + batchLines);
   }
   const lines: TextLine[] = [];
   take(decoder.decode(), lines, true);

@@ -11,6 +11,7 @@ import { readLines } from './read-lines.ts';
 import { type RecipientFileFormat, recipientFileFormat } from './recipient-file-format.ts';
 import { SeenPhones } from './seen-phones.ts';
 import { checkSendTimeSpec, type SendTimeSpec, sendTimeOf } from './send-time.ts';
+import { setOwn } from './set-own.ts';
 import type { SourceRow } from './source-row.ts';
 
 /** Why a row of the file gives no recipient. */
@@ -55,6 +56,8 @@ export interface ReadRecipientsOptions {
   now: number;
   /** A longer line is refused as a row (default 1 Mi characters). */
   maxLineLength?: number;
+  /** About how many rows the file has (its size ÷ 50 will do): memory is set aside at once. */
+  expectedRows?: number;
 }
 
 /**
@@ -84,7 +87,7 @@ export async function* readRecipients(
     recipientFileFormat(options) === 'csv'
       ? readCsvRows(lines, { requiredColumns: required.filter((name) => name !== undefined) })
       : readJsonlRows(lines);
-  const seen = new SeenPhones();
+  const seen = new SeenPhones(options.expectedRows);
   for await (const batch of rows) {
     for (const row of batch) yield recipientOf(row, options, phoneColumn, seen);
   }
@@ -130,9 +133,11 @@ function recipientOf(
     }
     timeZone = known;
   }
-  let input: unknown = Object.fromEntries(
-    Object.entries(values).filter(([key]) => key !== phoneColumn && key !== zoneColumn),
-  );
+  const columns: Record<string, unknown> = {};
+  for (const key of Object.keys(values)) {
+    if (key !== phoneColumn && key !== zoneColumn) setOwn(columns, key, values[key]);
+  }
+  let input: unknown = columns;
   const unstorable = jsonInputProblem(input, 'input');
   if (unstorable !== undefined) return exclude('bad_input', unstorable);
   if (options.input) {

@@ -5,14 +5,25 @@
  * number is its digits in the service's form (at most 15 digits: exact as a double).
  *
  * @example
- * const seen = new SeenPhones();
+ * const seen = new SeenPhones(1_000_000);
  * seen.firstLine('33612345678', 2); // undefined: first time
  * seen.firstLine('33612345678', 9); // 2
  */
 export class SeenPhones {
-  private keys = new Float64Array(1024);
-  private lines = new Uint32Array(1024);
+  private keys: Float64Array;
+  private lines: Uint32Array;
   private count = 0;
+
+  /**
+   * `expected`: how many numbers to make room for at once; a table that grows holds the old
+   * and the new arrays for a moment (36 MiB at the last growth before a million, 24 after).
+   */
+  constructor(expected = 512) {
+    let slots = 1024;
+    while (slots < expected * 2) slots *= 2;
+    this.keys = new Float64Array(slots);
+    this.lines = new Uint32Array(slots);
+  }
 
   /** How many numbers it holds. */
   get size(): number {

@@ -1,8 +1,8 @@
 import { isTimeZone } from '../compliance/local-time.ts';
 import { errorCodes, ValidationError } from '../errors.ts';
-import { nextInWindow, parseDeliveryWindow } from './delivery-window.ts';
+import { type DeliveryWindow, nextInWindow, parseDeliveryWindow } from './delivery-window.ts';
 import { parseDateValue } from './parse-date-value.ts';
-import { applyOffset, parseOffset } from './parse-offset.ts';
+import { applyOffset, type Offset, parseOffset } from './parse-offset.ts';
 import { toZonedIso } from './zoned-iso.ts';
 
 /**
@@ -108,7 +108,7 @@ export function sendTimeOf(
         message: `${shown} in column '${column}' is not a date: ${dateForms}`,
       };
     }
-    due = applyOffset(date, spec.offset, zone);
+    due = applyOffset(date, parsed(offsets, spec.offset, parseOffset), zone);
   } else if (spec.at !== undefined) {
     const at = parseDateValue(spec.at, zone);
     if (at === undefined)
@@ -121,7 +121,8 @@ export function sendTimeOf(
   } else {
     due = now;
   }
-  const window = spec.window === undefined ? undefined : parseDeliveryWindow(spec.window);
+  const window =
+    spec.window === undefined ? undefined : parsed(windows, spec.window, parseDeliveryWindow);
   if (window) due = nextInWindow(due, window, zone);
   if (due >= now) return { at: due };
   const late = now - due;
@@ -136,6 +137,23 @@ export function sendTimeOf(
         ? `: later than the ${describeDuration(spec.past.ms)} allowed`
         : ''),
   };
+}
+
+/**
+ * Offsets and windows read so far: a campaign has one of each, and a million rows would
+ * otherwise read them a million times.
+ */
+const offsets = new Map<string, Offset>();
+const windows = new Map<string, DeliveryWindow>();
+
+function parsed<T>(cache: Map<string, T>, text: string, parse: (text: string) => T): T {
+  let value = cache.get(text);
+  if (value === undefined) {
+    value = parse(text);
+    if (cache.size >= 100) cache.clear();
+    cache.set(text, value);
+  }
+  return value;
 }
 
 /** `2 d 3 h`, `5 h 20 min`, `12 min`, `under a minute`: the two largest units. */

@@ -41,6 +41,20 @@ describe('readLines', () => {
     ]);
   });
 
+  it('yields batches of at most 128 lines, whatever the chunk size', async () => {
+    async function* source() {
+      yield `${Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
+    }
+    const sizes: number[] = [];
+    const numbers: number[] = [];
+    for await (const batch of readLines(source())) {
+      sizes.push(batch.length);
+      numbers.push(...batch.map((line) => line.number));
+    }
+    expect(sizes).toEqual([128, 128, 44]);
+    expect(numbers).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  });
+
   it('gives a line longer than the limit no text, over any number of chunks, and goes on', async () => {
     expect(await lines(['ok\nxxxx', 'xxxx', 'xx\nfine\n', 'yyyyyyyyyy'], 5)).toEqual([
       { number: 1, text: 'ok' },

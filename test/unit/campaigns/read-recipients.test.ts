@@ -280,6 +280,14 @@ describe('readRecipients', () => {
     expect(await refused('phone,at\n', { fileName: 'list.xlsx' })).toBeInstanceOf(ConfigError);
   });
 
+  it('keeps a column named __proto__ as an input field, not as the prototype', async () => {
+    const [row] = await read('phone,__proto__,at\n33612345670,x,2027-12-06\n');
+    const input = (row as Recipient).input as Record<string, unknown>;
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype);
+    expect(Object.keys(input)).toEqual(['__proto__', 'at']);
+    expect(Object.getOwnPropertyDescriptor(input, '__proto__')?.value).toBe('x');
+  });
+
   it('reads the phone from the column named, with a fixed time for all', async () => {
     const found = await read('mobile,name\n33612345670,Ana\n', {
       phoneColumn: 'mobile',

@@ -29,4 +29,11 @@ describe('SeenPhones', () => {
     expect(seen.size).toBe(count);
     expect(seen.firstLine('33612345678', 5)).toBeUndefined();
   });
+
+  it('works the same made for many numbers at once', () => {
+    const seen = new SeenPhones(100_000);
+    for (let i = 0; i < 1_000; i++) seen.firstLine(String(33_600_000_000 + i * 101), i + 2);
+    expect(seen.firstLine(String(33_600_000_000 + 500 * 101), 9_999)).toBe(502);
+    expect(seen.size).toBe(1_000);
+  });
 });
