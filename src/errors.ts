@@ -31,6 +31,9 @@ export const errorCodes = {
   STORE_CONFLICT: 'STORE_CONFLICT',
   // input that cannot be stored or parsed safely (any role)
   INPUT_INVALID: 'INPUT_INVALID',
+  // campaigns (campaigns/)
+  CAMPAIGN_NOT_FOUND: 'CAMPAIGN_NOT_FOUND',
+  CAMPAIGN_CONFLICT: 'CAMPAIGN_CONFLICT',
 } as const;
 
 export type ErrorCode = (typeof errorCodes)[keyof typeof errorCodes];

@@ -133,6 +133,9 @@ export async function startDev(
       running.fireDueTimers?.().catch((error: unknown) => {
         logger.error({ err: error }, 'firing due timers after a clock advance failed');
       });
+      running.fireDueCampaigns?.().catch((error: unknown) => {
+        logger.error({ err: error }, 'starting due campaign recipients after a clock advance failed');
+      });
     });
     return {
       ...running,

@@ -3,6 +3,7 @@ import type { Router } from 'express';
 import { createAdminRouter } from '../admin/create-admin-router.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
+import { createCampaignRunner } from '../campaigns/create-campaign-runner.ts';
 import type { ComplianceRules } from '../conversation/compliance-rules.ts';
 import { createWorker, type WorkerOptions } from '../conversation/create-worker.ts';
 import { ConfigError } from '../errors.ts';
@@ -16,6 +17,7 @@ import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { createScheduler } from '../scheduler/create-scheduler.ts';
 import type { Store } from '../store/store.ts';
 import type { AppConfig } from './config.ts';
+import { createCampaignLimiters } from './create-campaign-limiters.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
 import { createHardenedServer } from './create-hardened-server.ts';
@@ -83,6 +85,8 @@ export interface RunningReplyflow {
   clients: Map<string, MessagingClient>;
   /** Fires due timers now (tests call it after moving a manual clock); undefined without the role. */
   fireDueTimers: (() => Promise<number>) | undefined;
+  /** Starts every campaign recipient due now (tests call it after moving a manual clock); undefined without the scheduler role. */
+  fireDueCampaigns: (() => Promise<void>) | undefined;
   /**
    * Stops gracefully, within REPLYFLOW_STOP_TIMEOUT: the webhook and /readyz answer 503, the
    * steps and sends in flight finish, every claim is released, then the servers and the store
@@ -157,6 +161,17 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         logger,
         onFired: (count) => metrics.timersFired(count),
         ...options.scheduler,
+      })
+    : undefined;
+  // The scheduler role also starts campaign recipients on time, at each campaign's rate.
+  const campaigns = roles.scheduler
+    ? createCampaignRunner({
+        store,
+        clock,
+        logger,
+        registry,
+        limiterFor: createCampaignLimiters(opened?.redis, config.redisPrefix),
+        quietUntil: (location, now) => compliance(location).quietUntil(now),
       })
     : undefined;
   // A worker next to a sender hands it the outboxes its commits claim, and tells the scheduler
@@ -234,6 +249,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   worker?.start();
   sender?.start();
   scheduler?.start();
+  campaigns?.start();
   if (roles.web && config.publicUrl) {
     await registerWebhooks(config, clients, logger, { store, signal: options.signal });
   }
@@ -244,7 +260,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     return stopGracefully({
       timeoutMs: config.stopTimeoutMs ?? 10_000,
       logger,
-      consumers: [worker, sender, scheduler],
+      consumers: [worker, sender, scheduler, campaigns],
       servers: [server, healthServer],
       store: opened ? { store, redis: opened.redis } : undefined,
       clients: options.clients ? [] : [...clients.values()],
@@ -262,6 +278,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     registry,
     clients,
     fireDueTimers: scheduler?.tick,
+    fireDueCampaigns: campaigns?.tick,
     close() {
       closing ??= stop();
       return closing;

@@ -13,5 +13,6 @@ export function resultOf(record: ConversationRecord): ConversationResult {
     startedAt: record.startedAt,
     ...(ended && { endedAt: record.updatedAt, endCode: record.endedReason ?? record.status }),
     fields: record.result ?? {},
+    ...(record.campaign && { campaign: { name: record.campaign.name, row: record.campaign.row } }),
   };
 }

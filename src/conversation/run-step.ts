@@ -2,8 +2,16 @@ import type { AnyMachineSnapshot } from 'xstate';
 import type { BotInput } from '../bot/bot-events.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Bot } from '../bot/define-bot.ts';
-import type { ConversationRecord, MailboxEvent, MessageRecord } from '../store/records.ts';
+import type { SkipReason } from '../store/campaign-records.ts';
+import type {
+  CampaignStart,
+  ConversationRecord,
+  MailboxEvent,
+  MessageRecord,
+  StartEvent,
+} from '../store/records.ts';
 import type { StepCommit } from '../store/store.ts';
+import { countFunnel } from './campaign-funnel.ts';
 import { collectEffects } from './collect-effects.ts';
 import type { ComplianceRules } from './compliance-rules.ts';
 import { complianceStep, optedOutCode } from './compliance-step.ts';
@@ -62,9 +70,11 @@ export interface StepOutcome {
  */
 export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOutcome } {
   // A step that ends a run starts the first start queued behind it, in the same commit.
-  return startQueued(runOneStep(input), (event, record) =>
+  const step = startQueued(runOneStep(input), (event, record) =>
     runOneStep({ ...input, event, record, message: null }),
   );
+  countFunnel(input.event, input.record, step.commit);
+  return step;
 }
 
 function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcome } {
@@ -134,9 +144,19 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     ignoredActions: [],
     stateBefore: resumed?.value,
   };
-  if (route.kind === 'drop') return { commit, outcome };
+  if (route.kind === 'drop') {
+    if (event.kind === 'start' && event.campaign) {
+      commit.recipient = active
+        ? recipientChange(event, event.campaign, 'skipped', 'active_conversation')
+        : recipientChange(event, event.campaign, 'failed', 'bot_not_loaded');
+    }
+    return { commit, outcome };
+  }
   if (route.kind === 'start' && input.suppressed) {
     // Opted out: nothing may be sent, so nothing starts, until the phone texts START.
+    if (event.kind === 'start' && event.campaign) {
+      commit.recipient = recipientChange(event, event.campaign, 'skipped', 'opted_out');
+    }
     return { commit, outcome: { ...outcome, route: 'drop', reason: 'the phone opted out' } };
   }
   // The suppression list is the one truth of an opt-out (an imported one has no record): the
@@ -159,6 +179,10 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
           seq: commit.expectedSeq + 1,
           startedAt: now,
           updatedAt: now,
+          ...(event.kind === 'start' &&
+            event.campaign && {
+              campaign: { name: event.campaign.name, row: event.campaign.row },
+            }),
         }
       : { ...route.record, botVersion: bot.version, seq: commit.expectedSeq + 1, updatedAt: now };
   if (event.kind === 'timer' && base.timers) {
@@ -257,4 +281,18 @@ function advance(
     return [next, [...entryActions, ...actions]] as const;
   }
   return pureTransition(bot.machine, resumed!, machineEvent);
+}
+
+/**
+ * A campaign recipient's start that started nothing: the recipient, marked `started` when it
+ * fired, becomes skipped (the phone is busy or opted out) or failed (its bot is not loaded) in
+ * the same commit.
+ */
+function recipientChange(
+  event: StartEvent,
+  start: CampaignStart,
+  state: 'skipped' | 'failed',
+  reason: SkipReason | 'bot_not_loaded',
+): StepCommit['recipient'] {
+  return { campaign: `${event.location}:${start.name}`, start, state, reason };
 }

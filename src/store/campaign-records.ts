@@ -70,6 +70,12 @@ export interface RecipientRecord {
   line?: number;
   /** Its own time zone, when the file gave one. */
   timeZone?: string;
+  /** Its phone, when its row key is not the phone (a start scheduled by the API, keyed by its key). */
+  phone?: string;
+  /** Its bot, when it is not the campaign's (the API's scheduled starts each name theirs). */
+  bot?: string;
+  /** Its own delivery window (`09:00-19:00`), when it is not the campaign's. */
+  window?: string;
   /** The import that last named it. */
   generation: number;
   /** Bumped by every reschedule: its start event's id carries it, so each schedule starts once. */
@@ -78,7 +84,8 @@ export interface RecipientRecord {
 
 /**
  * One row of an import: its key (the normalised phone; `#<line>` for a row without a usable
- * phone or a duplicate one) and what the import made of it.
+ * phone or a duplicate one; for an API start its key, with `record.phone`) and what the import
+ * made of it. It is kept in the partition of its phone.
  */
 export interface RecipientRow {
   row: string;
@@ -114,6 +121,11 @@ export type FiringOutcome = 'started' | 'held' | 'skipped' | 'opted_out' | 'stal
 
 /** A row is a phone (digits) or `#<line>` (a row that names no usable, distinct phone). */
 export const isPhoneRow = (row: string) => /^\d+$/.test(row);
+
+/** The phone a recipient starts a conversation with: its own, or its row key; none for a bad row. */
+export function phoneOf(entry: { row: string; record: Pick<RecipientRecord, 'phone'> }) {
+  return entry.record.phone ?? (isPhoneRow(entry.row) ? entry.row : undefined);
+}
 
 /** The counter field of a state (`scheduled`, `skipped:opted_out`). */
 export function stateField(state: RecipientState, reason?: string): string {

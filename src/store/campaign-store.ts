@@ -55,6 +55,14 @@ export interface CampaignStore {
   sweepRecipients(meta: CampaignMeta, generation: number): Promise<number>;
   /** The campaign's recipients per state field (`scheduled`, `skipped:opted_out`…), summed over the partitions. */
   campaignCounts(ref: CampaignRef): Promise<Record<string, number>>;
+  /**
+   * A recipient by its row key alone, whatever partition its phone put it in (one read per
+   * partition): an API start is found by its key.
+   */
+  findRecipient(
+    meta: CampaignMeta,
+    row: string,
+  ): Promise<{ chunk: CampaignChunk; entry: RecipientEntry } | null>;
   /** Every recipient of the campaign, chunk by chunk (for `show`, exports and tests; not for screens). */
   scanRecipients(meta: CampaignMeta): AsyncIterable<RecipientEntry[]>;
 

@@ -3,7 +3,7 @@ import { storableJson } from './storable-json.ts';
 
 /**
  * A recipient record as both drivers keep it: a small header (`{"s":state,"r":reason,"d":due,
- * "l":line,"z":time zone,"g":generation,"v":revision}`), a line break, then the bot's input as
+ * "l":line,"z":time zone,"p":phone,"b":bot,"w":window,"g":generation,"v":revision}`), a line break, then the bot's input as
  * its own JSON. The Lua scripts decode and rewrite the header only: the input is never
  * re-encoded by Redis's JSON library, which would turn `[]` into `{}` and round numbers past 14
  * digits.
@@ -18,6 +18,9 @@ export function encodeRecipient(record: RecipientRecord): string {
   if (record.due !== undefined) header.d = record.due;
   if (record.line !== undefined) header.l = record.line;
   if (record.timeZone !== undefined) header.z = record.timeZone;
+  if (record.phone !== undefined) header.p = record.phone;
+  if (record.bot !== undefined) header.b = record.bot;
+  if (record.window !== undefined) header.w = record.window;
   return `${storableJson(header)}\n${record.input === undefined ? '' : storableJson(record.input)}`;
 }
 
@@ -30,6 +33,9 @@ export function decodeRecipient(value: string): RecipientRecord {
     d?: number;
     l?: number;
     z?: string;
+    p?: string;
+    b?: string;
+    w?: string;
     g: number;
     v: number;
   };
@@ -42,6 +48,9 @@ export function decodeRecipient(value: string): RecipientRecord {
     ...(header.d !== undefined && { due: header.d }),
     ...(header.l !== undefined && { line: header.l }),
     ...(header.z !== undefined && { timeZone: header.z }),
+    ...(header.p !== undefined && { phone: header.p }),
+    ...(header.b !== undefined && { bot: header.b }),
+    ...(header.w !== undefined && { window: header.w }),
     ...(input !== '' && { input: JSON.parse(input) as unknown }),
   };
 }

@@ -51,6 +51,18 @@ export interface StartEvent extends EventBase {
    * active one's record and starts when it ends.
    */
   policy?: 'replace' | 'queue';
+  /** The campaign recipient this start is for (src/campaigns/): its conversation carries it. */
+  campaign?: CampaignStart;
+}
+
+/** A campaign recipient's start: which campaign and row, and where its record is kept. */
+export interface CampaignStart {
+  name: string;
+  /** The recipient's row key (its phone). */
+  row: string;
+  chunk: number;
+  /** The recipient's revision when it fired: a correction applies to that schedule only. */
+  revision: number;
 }
 
 /** A durable timer that came due, moved into its conversation's mailbox by `claimDueTimers`. */
@@ -114,6 +126,11 @@ export interface ConversationRecord extends ConversationKey {
   suppressed?: boolean;
   /** What the run recorded so far (`record({...})`): the fields of its result. */
   result?: Record<string, unknown>;
+  /**
+   * The campaign this run was started for, with what its funnel counted of it so far (`seen`:
+   * `s` a message sent, `d` delivered, `a` answered, `e` ended), so each step counts once.
+   */
+  campaign?: { name: string; row: string; seen?: string };
 }
 
 /**
@@ -134,6 +151,8 @@ export interface ConversationResult {
   /** Why it ended (`final`, `endConversation`'s reason, `opted_out`, `expired`…). */
   endCode?: string;
   fields: Record<string, unknown>;
+  /** The campaign it was started for, and the recipient's row key. */
+  campaign?: { name: string; row: string };
 }
 
 /** An SMS the bot queued, waiting in its conversation's outbox until the sender sends it. */

@@ -1,5 +1,6 @@
 import type { CampaignStore } from './campaign-store.ts';
 import type {
+  CampaignStart,
   ConversationKey,
   ConversationRecord,
   ConversationResult,
@@ -408,6 +409,29 @@ export interface StepCommit {
   unlessSuppressed?: boolean;
   /** Results to write (replacing the run's earlier one): a run's result changed in this step. */
   results?: ConversationResult[];
+  /**
+   * Counters to change in the same commit as what they count (a campaign's funnel): field `field`
+   * of the counters hash `name`, in the conversation's partition, moves by `by`.
+   */
+  counters?: CounterChange[];
+  /**
+   * The campaign recipient whose start this step met and did not start (the phone had an active
+   * conversation, had opted out, or its bot is gone): it becomes `state` with `reason`, with its
+   * counters, if it is still `started` at that revision.
+   */
+  recipient?: {
+    campaign: string;
+    start: CampaignStart;
+    state: 'skipped' | 'failed';
+    reason: string;
+  };
+}
+
+/** One counter's change (`readCounters(name)` sums it over the partitions). */
+export interface CounterChange {
+  name: string;
+  field: string;
+  by: number;
 }
 
 /** Which results `listResults` reads. */

@@ -11,20 +11,13 @@ import { isPhoneRow, stateField } from '../campaign-records.ts';
 import type { CampaignStore } from '../campaign-store.ts';
 import { decodeRecipient, encodeRecipient } from '../recipient-value.ts';
 import { storableJson } from '../storable-json.ts';
-import type { MemoryState } from './memory-state.ts';
-
-/** One campaign in one partition, shaped like its Redis keys. */
-interface CampaignPart {
-  chunks: Map<number, Map<string, string>>;
-  /** chunk → earliest due of a waiting recipient */
-  chunkDue: Map<number, number>;
-  state: string | undefined;
-}
+import type { StepCommit } from '../store.ts';
+import type { CampaignPart, MemoryState } from './memory-state.ts';
 
 /** The campaign operations in memory, the same semantics as the Lua scripts (the contract suite). */
 export function memoryCampaignOperations(state: MemoryState): CampaignStore {
   const definitions = new Map<string, Map<string, string>>();
-  const parts = new Map<string, CampaignPart>();
+  const parts = state.campaignParts;
   /** per partition: campaign id → earliest due */
   const due = Array.from({ length: state.partitions }, () => new Map<string, number>());
   const dueListeners = new Set<(partition: number, dueAt: number) => void>();
@@ -113,19 +106,19 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
       const outcome = { added: 0, rescheduled: 0, unchanged: 0, optedOut: 0 };
       const earliest = new Map<number, number>();
       for (const { row, record: given } of rows) {
-        const partition = state.partitionOf(row);
+        const partition = state.partitionOf(given.phone ?? row);
         const chunk = chunkOf(row, state.partitions, meta.chunks);
         const part = partOf(id, partition);
         const chunkRows = part.chunks.get(chunk) ?? new Map<string, string>();
         part.chunks.set(chunk, chunkRows);
         const stored = chunkRows.get(row);
         const old = stored === undefined ? undefined : decodeRecipient(stored);
-        const phone = isPhoneRow(row);
+        const phone = given.phone ?? (isPhoneRow(row) ? row : undefined);
         if (
           old &&
           old.due === given.due &&
           storableJson(old.input ?? null) === storableJson(given.input ?? null) &&
-          (phone || old.reason === given.reason)
+          (phone !== undefined || old.reason === given.reason)
         ) {
           outcome.unchanged++;
           chunkRows.set(row, encodeRecipient({ ...old, generation, line: given.line }));
@@ -138,8 +131,8 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
         };
         if (
           record.state === 'scheduled' &&
-          phone &&
-          state.suppressed.has(`${meta.location}:${row}`)
+          phone !== undefined &&
+          state.suppressed.has(`${meta.location}:${phone}`)
         ) {
           record = { ...record, state: 'skipped', reason: 'opted_out' };
           outcome.optedOut++;
@@ -187,6 +180,20 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
         placeCampaign(id, p);
       }
       return cancelled;
+    },
+    async findRecipient(meta, row) {
+      const id = campaignId(meta);
+      const chunk = chunkOf(row, state.partitions, meta.chunks);
+      for (let partition = 0; partition < state.partitions; partition++) {
+        const value = partOf(id, partition).chunks.get(chunk)?.get(row);
+        if (value !== undefined) {
+          return {
+            chunk: { location: meta.location, name: meta.name, partition, chunk },
+            entry: { row, record: decodeRecipient(value) },
+          };
+        }
+      }
+      return null;
     },
     async campaignCounts(ref: CampaignRef) {
       return state.sumCounters(`camp:${campaignId(ref)}`);
@@ -287,4 +294,29 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
       return state.sumCounters(name);
     },
   };
+}
+
+/**
+ * A step commit's recipient correction (`StepCommit.recipient`), as commit-step-15.lua makes it:
+ * a recipient still `started` at that revision becomes skipped, with its counters.
+ */
+export function skipStartedRecipient(
+  state: MemoryState,
+  partition: number,
+  change: NonNullable<StepCommit['recipient']>,
+): void {
+  const rows = state.campaignParts
+    .get(`${partition}:${change.campaign}`)
+    ?.chunks.get(change.start.chunk);
+  const stored = rows?.get(change.start.row);
+  if (stored === undefined) return;
+  const record = decodeRecipient(stored);
+  if (record.state !== 'started' || record.revision !== change.start.revision) return;
+  const skipped: RecipientRecord = { ...record, state: change.state, reason: change.reason };
+  rows!.set(change.start.row, encodeRecipient(skipped));
+  const hash = state.countersOf(partition, `camp:${change.campaign}`);
+  const from = stateField(record.state, record.reason);
+  const to = stateField(skipped.state, skipped.reason);
+  hash.set(from, (hash.get(from) ?? 0) - 1);
+  hash.set(to, (hash.get(to) ?? 0) + 1);
 }

@@ -12,6 +12,7 @@ import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
+import { skipStartedRecipient } from './memory-campaign-operations.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 
 type InboxOperations = Pick<
@@ -177,6 +178,11 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       for (const result of step.results ?? []) {
         state.results.set(result.runId, storableJson(result));
       }
+      for (const { name, field, by } of step.counters ?? []) {
+        const hash = state.countersOf(claim.partition, name);
+        hash.set(field, (hash.get(field) ?? 0) + by);
+      }
+      if (step.recipient) skipStartedRecipient(state, claim.partition, step.recipient);
       // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
       if (step.suppression === 'add') {
         const reason = step.suppressionReason;
@@ -189,7 +195,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         const held = (m: OutboundMessage | null) =>
           (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
         // A message that may go now passes those held for quiet hours: an outbox nobody holds,
-        // waiting for its held head, is made ready now (as commit-step-13.lua does).
+        // waiting for its held head, is made ready now (as commit-step-15.lua does).
         let madeReady = false;
         if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
           madeReady = queues.outbox.readyBy(id, claim.partition, now);
@@ -222,7 +228,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         });
       }
       for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
-      // The applied log, as commit-step-13.lua keeps it: bounded by count and time, statuses
+      // The applied log, as commit-step-15.lua keeps it: bounded by count and time, statuses
       // left out (their record's rank already keeps them once).
       if (headKind !== 'status') {
         const log = state.applied.get(id);

@@ -15,6 +15,16 @@ import { storeLimits } from '../store-limits.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
 import { MemoryTimers } from './memory-timers.ts';
 
+/** One campaign in one partition, shaped like its Redis keys. */
+export interface CampaignPart {
+  /** chunk → row → recipient value (recipient-value.ts) */
+  chunks: Map<number, Map<string, string>>;
+  /** chunk → earliest due of a waiting recipient */
+  chunkDue: Map<number, number>;
+  /** 'active' when undefined, 'paused' or 'cancelled' */
+  state: string | undefined;
+}
+
 /** Parses a stored JSON string; the memory store keeps JSON so callers never share its objects. */
 export const parse = <T>(json: string | null | undefined): T | null =>
   json ? (JSON.parse(json) as T) : null;
@@ -45,6 +55,8 @@ export class MemoryState {
   readonly results = new Map<string, string>();
   /** conversation id → the applied log: its last entry's time, and the ids, oldest first */
   readonly applied = new Map<string, { at: number; ids: string[] }>();
+  /** `<partition>:<campaign id>` → that campaign's recipients and due chunks in the partition */
+  readonly campaignParts = new Map<string, CampaignPart>();
   /** `<partition>:<name>` → the counters hash of that name in the partition */
   readonly counters = new Map<string, Map<string, number>>();
   /** dead letter JSON, newest first */

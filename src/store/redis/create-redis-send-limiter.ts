@@ -15,8 +15,10 @@ export function createRedisSendLimiter(options: {
   prefix?: string;
   location: string;
   perSecond: number;
+  /** Another schedule than the location's sends (a campaign's firing: `storeKeys().campaignSchedule`). */
+  keys?: { nextSlot: string; pausedUntil: string };
 }) {
-  const keys = storeKeys(options.prefix ?? 'rf:', 1).sendSchedule(options.location);
+  const keys = options.keys ?? storeKeys(options.prefix ?? 'rf:', 1).sendSchedule(options.location);
   const scripts = defineStoreScripts(options.redis);
   const run = async (mode: string, ...args: number[]) =>
     Number(

@@ -89,6 +89,8 @@ export function storeKeys(prefix: string, partitions: number) {
       }),
       /** + counter name: a hash of counters changed in the same call as what they count. */
       countersPrefix: `${tag}n:`,
+      /** + `<campaign id>:<chunk>`: a campaign chunk (the step commit's recipient correction). */
+      recipientsPrefix: `${tag}rcp:`,
     };
   };
   // Made once per partition rather than on every store call.
@@ -154,6 +156,8 @@ export class ConversationKeys {
   readonly sendsPrefix: string;
   readonly resultPrefix: string;
   readonly resultsPrefix: string;
+  readonly countersPrefix: string;
+  readonly recipientsPrefix: string;
   readonly record: string;
   readonly unrecorded: string;
   /** Set while the phone is opted out of the location. */
@@ -181,6 +185,8 @@ export class ConversationKeys {
     this.sendsPrefix = keys.sendsPrefix;
     this.resultPrefix = keys.resultPrefix;
     this.resultsPrefix = keys.resultsPrefix;
+    this.countersPrefix = keys.countersPrefix;
+    this.recipientsPrefix = keys.recipientsPrefix;
     this.record = keys.conversationPrefix + id;
     this.unrecorded = keys.unrecordedPrefix + id;
     this.suppressed = keys.suppressedPrefix + id;

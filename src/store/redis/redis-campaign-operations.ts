@@ -88,7 +88,7 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
     async upsertRecipients(meta, generation, rows) {
       const byPartition = new Map<number, (string | number)[]>();
       for (const { row, record } of rows) {
-        const partition = context.partitionOf(row);
+        const partition = context.partitionOf(record.phone ?? row);
         let args = byPartition.get(partition);
         if (!args) {
           args = [campaignId(meta), generation, meta.location, keys.readyChannel, partition];
@@ -138,6 +138,22 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
         for (const [count] of replies) cancelled += Number(count);
       }
       return cancelled;
+    },
+    async findRecipient(meta, row) {
+      const chunk = chunkOf(row, partitions, meta.chunks);
+      const values = await withStoreErrors('findRecipient', () =>
+        Promise.all(
+          everyPartition().map((p) =>
+            redis.hget(`${campaignKeys(meta, p).chunkPrefix}${chunk}`, row),
+          ),
+        ),
+      );
+      const partition = values.findIndex((value) => value !== null);
+      if (partition < 0) return null;
+      return {
+        chunk: { location: meta.location, name: meta.name, partition, chunk },
+        entry: { row, record: decodeRecipient(values[partition]!) },
+      };
     },
     campaignCounts: (ref) =>
       sumCounters((p) => keys.partition(p).campaign(campaignId(ref)).counters),

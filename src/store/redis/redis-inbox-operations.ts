@@ -213,6 +213,8 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.sends,
         c.resultPrefix,
         c.resultsPrefix,
+        c.countersPrefix,
+        c.recipientsPrefix,
       ];
       const outboxToken = step.claimOutbox ? context.newToken() : '';
       const timers = step.timers ?? { set: [], cancel: [] };
@@ -261,6 +263,19 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           : '',
         retention.resultsMs,
         step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
+        step.counters?.length
+          ? storableJson(step.counters.map(({ name, field, by }) => [name, field, by]))
+          : '',
+        step.recipient
+          ? storableJson({
+              k: `${step.recipient.campaign}:${step.recipient.start.chunk}`,
+              c: `camp:${step.recipient.campaign}`,
+              r: step.recipient.start.row,
+              v: step.recipient.start.revision,
+              s: step.recipient.state,
+              why: step.recipient.reason,
+            })
+          : '',
         step.unlessSuppressed ? '1' : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>

@@ -6,7 +6,7 @@ import type { RedisConnection } from './redis-store-context.ts';
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const libraryDir = new URL('./lib/', scriptsDir);
 
-/** A script's command name on the ioredis instance, from its file name: `commit-step-13.lua` → `replyflowCommitStep`. */
+/** A script's command name on the ioredis instance, from its file name: `commit-step-15.lua` → `replyflowCommitStep`. */
 function commandName(base: string): string {
   return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
 }

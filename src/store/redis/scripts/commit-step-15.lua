@@ -24,6 +24,8 @@
     KEYS[11] recent sends to the phone (the loop guard's count)
     KEYS[12] result key prefix (+ run id), in the partition
     KEYS[13] results index key prefix (+ bot id), in the partition
+    KEYS[14] counters key prefix (+ counter name), in the partition
+    KEYS[15] campaign recipients key prefix (+ `<campaign id>:<chunk>`), in the partition
     ARGV[1] token
     ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
@@ -51,7 +53,11 @@
     +10 '1' when a new outbound message is not held for quiet hours (it may pass the held ones:
         an outbox nobody holds whose head is held is made ready now rather than when the hold
         ends)
-    +11 '1' when the step starts a conversation: refused ('suppressed'), changing nothing, when
+    +11 counters to change: JSON [[counter name, field, by], …], or ''
+    +12 the campaign recipient whose start the step did not start: JSON {k: '<campaign id>:<chunk>',
+        c: its counters' name, r: row, v: revision, s: its new state, why: reason}, or '' (changed
+        only when it is still 'started' at that revision)
+    +13 '1' when the step starts a conversation: refused ('suppressed'), changing nothing, when
         the phone is on the suppression list (KEYS[10] exists)
   Output:
     {'lost-lock'} | {'stale'} | {'suppressed'} |
@@ -74,7 +80,8 @@ local suppression, suppressionJson = ARGV[at + 4], ARGV[at + 5]
 local droppedTtl, dropLimit = tonumber(ARGV[at + 6]), tonumber(ARGV[at + 7])
 local results, resultsTtl = ARGV[at + 8], ARGV[at + 9]
 local sendsNow = ARGV[at + 10] == '1'
-local unlessSuppressed = ARGV[at + 11] == '1'
+local counters, recipient = ARGV[at + 11], ARGV[at + 12]
+local unlessSuppressed = ARGV[at + 13] == '1'
 local now = tonumber(ARGV[6])
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -206,6 +213,25 @@ if results ~= '' then
     redis.call('ZADD', KEYS[13] .. result.botId, result.score, result.runId)
     -- The index forgets what the results' TTL has taken (scored by end, or start, time).
     redis.call('ZREMRANGEBYSCORE', KEYS[13] .. result.botId, '-inf', now - tonumber(resultsTtl))
+  end
+end
+if counters ~= '' then
+  for _, change in ipairs(cjson.decode(counters)) do
+    redis.call('HINCRBY', KEYS[14] .. change[1], change[2], change[3])
+  end
+end
+if recipient ~= '' then
+  local change = cjson.decode(recipient)
+  local chunkKey = KEYS[15] .. change.k
+  local value = redis.call('HGET', chunkKey, change.r)
+  if value then
+    local header, input = recipientParts(value)
+    if header.s == 'started' and (header.v or 0) == change.v then
+      local from = recipientField(header)
+      header.s, header.r = change.s, change.why
+      redis.call('HSET', chunkKey, change.r, recipientValue(header, input))
+      moveRecipientCount(KEYS[14] .. change.c, from, recipientField(header))
+    end
   end
 end
 -- Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.

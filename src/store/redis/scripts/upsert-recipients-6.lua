@@ -37,16 +37,16 @@ for i = 6, #ARGV, 3 do
   end
   -- The same time and input: whatever became of it stands (a time that has just passed does not
   -- skip a recipient about to start). A row without a phone is known by its line: its reason too.
-  local isPhone = string.match(row, '^%d+$') ~= nil
+  local phone = header.p or string.match(row, '^%d+$')
   if oldHeader and oldHeader.d == header.d and oldInput == input and
-      (isPhone or oldHeader.r == header.r) then
+      (phone or oldHeader.r == header.r) then
     unchanged = unchanged + 1
     oldHeader.g = generation
     oldHeader.l = header.l
     redis.call('HSET', key, row, recipientValue(oldHeader, oldInput))
   else
-    if header.s == 'scheduled' and isPhone and
-        redis.call('EXISTS', KEYS[5] .. ARGV[3] .. ':' .. row) == 1 then
+    if header.s == 'scheduled' and phone and
+        redis.call('EXISTS', KEYS[5] .. ARGV[3] .. ':' .. phone) == 1 then
       header.s = 'skipped'
       header.r = 'opted_out'
       optedOut = optedOut + 1

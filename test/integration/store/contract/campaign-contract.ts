@@ -191,6 +191,27 @@ export function campaignContract(store: () => Store): void {
       });
     });
 
+    it("keeps a row keyed by something else than its phone in its phone's partition, and finds it by key", async () => {
+      const campaign = meta({ name: 'api', chunks: 4 });
+      const [a = ''] = phonesInDistinctPartitions(store(), 1);
+      const row = 'kabc123';
+      await store().upsertRecipients(campaign, 1, [
+        { row, record: { state: 'scheduled', due: t0, phone: a, bot: 'appointment', input: {} } },
+      ]);
+      const found = await store().findRecipient(campaign, row);
+      expect(found?.chunk.partition).toBe(store().partitionOf(a));
+      expect(found?.entry.record).toMatchObject({ phone: a, bot: 'appointment', due: t0 });
+      expect(await store().findRecipient(campaign, 'knone')).toBeNull();
+      expect(await store().nextCampaignDue(store().partitionOf(a))).toBe(t0);
+      // A skip decision cancels it while it waits.
+      const skipped = await store().fireRecipients(
+        found!.chunk,
+        [{ row, revision: 0, action: 'skip', reason: 'cancelled' }],
+        t0,
+      );
+      expect(skipped).toEqual({ state: 'active', outcomes: ['skipped'] });
+    });
+
     it('a paused or cancelled campaign fires nothing and leaves the due index; resumed, it is back', async () => {
       const campaign = meta({ chunks: 1 });
       const [a = ''] = phonesInDistinctPartitions(store(), 1);

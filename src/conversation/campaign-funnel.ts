@@ -1,0 +1,62 @@
+import type { ConversationRecord, MailboxEvent } from '../store/records.ts';
+import type { CounterChange, StepCommit } from '../store/store.ts';
+
+/** The counters name of a campaign's funnel (`readCounters`). */
+export const funnelCounters = (location: string, campaign: string) =>
+  `funnel:${location}:${campaign}`;
+
+/** The funnel's stage of an end code: how a campaign conversation ended. */
+function endStage(code: string | undefined): string {
+  switch (code) {
+    case 'opted_out':
+      return 'opted_out';
+    case 'BOT_THREW':
+      return 'errored';
+    case 'expired':
+      return 'expired';
+    case 'REPLACED':
+    case 'version_changed':
+    case 'bot_removed':
+      return 'interrupted';
+    default:
+      return 'completed';
+  }
+}
+
+/**
+ * What a step adds to its campaign's funnel, counted once per conversation and stage, in the
+ * same commit: `sent` (a message of the run reported sent or delivered), `delivered`,
+ * `answered` (the person replied to the run), and one end stage (`completed`, `opted_out`,
+ * `errored`, `expired`, `interrupted`). The stages seen are kept in the record
+ * (`campaign.seen`), so a redelivered status or a second reply counts nothing. A status that
+ * comes after its run ended still counts: the ended record is written again, with the stage.
+ */
+export function countFunnel(
+  event: MailboxEvent,
+  before: ConversationRecord | null,
+  commit: StepCommit,
+): void {
+  const after = commit.record ?? before;
+  const campaign = after?.campaign;
+  if (!after || !campaign) return;
+  const seen = new Set(campaign.seen ?? '');
+  const stages: string[] = [];
+  const see = (letter: string, stage: string) => {
+    if (seen.has(letter)) return;
+    seen.add(letter);
+    stages.push(stage);
+  };
+  const sameRun = before?.runId === after.runId;
+  if (event.kind === 'status' && event.runId === after.runId) {
+    if (event.status === 'sent' || event.status === 'delivered') see('s', 'sent');
+    if (event.status === 'delivered') see('d', 'delivered');
+  }
+  if (event.kind === 'reply' && sameRun && before?.status === 'active') see('a', 'answered');
+  if (after.status !== 'active') see('e', endStage(after.endedReason));
+  if (stages.length === 0) return;
+  const name = funnelCounters(after.location, campaign.name);
+  const changes: CounterChange[] = stages.map((field) => ({ name, field, by: 1 }));
+  commit.counters = [...(commit.counters ?? []), ...changes];
+  const record = commit.record ?? { ...after, seq: commit.expectedSeq + 1 };
+  commit.record = { ...record, campaign: { ...campaign, seen: [...seen].join('') } };
+}
