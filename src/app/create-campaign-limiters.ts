@@ -1,6 +1,6 @@
 import type { SharedLimiter } from '../outbox/shared-limiter.ts';
-import type { CampaignMeta } from '../store/campaign-records.ts';
 import { campaignId } from '../store/campaign-id.ts';
+import type { CampaignMeta } from '../store/campaign-records.ts';
 import { createMemorySendLimiter } from '../store/memory/create-memory-send-limiter.ts';
 import { createRedisSendLimiter } from '../store/redis/create-redis-send-limiter.ts';
 import { storeKeys } from '../store/redis/keys.ts';

@@ -134,7 +134,10 @@ export async function startDev(
         logger.error({ err: error }, 'firing due timers after a clock advance failed');
       });
       running.fireDueCampaigns?.().catch((error: unknown) => {
-        logger.error({ err: error }, 'starting due campaign recipients after a clock advance failed');
+        logger.error(
+          { err: error },
+          'starting due campaign recipients after a clock advance failed',
+        );
       });
     });
     return {
