@@ -94,7 +94,7 @@ export async function importCampaign(
   for await (const row of rows) {
     outcome.rows++;
     options.onRow?.(row);
-    batch.push(recipientRowOf(row));
+    batch.push(recipientRowOf(row, meta.timeZone));
     if ('excluded' in row)
       outcome.excluded[row.excluded] = (outcome.excluded[row.excluded] ?? 0) + 1;
     if (batch.length >= batchRows) await flush();
@@ -109,7 +109,7 @@ export async function importCampaign(
  * usable one of its own (a later import that fixes it reschedules it), else by its line (a bad
  * or repeated phone: `#<line>`).
  */
-function recipientRowOf(row: ImportRow): RecipientRow {
+function recipientRowOf(row: ImportRow, campaignTimeZone: string): RecipientRow {
   if (!('excluded' in row)) {
     return {
       row: row.phone,
@@ -118,7 +118,9 @@ function recipientRowOf(row: ImportRow): RecipientRow {
         due: row.at,
         line: row.line,
         input: row.input,
-        ...(row.timeZone !== undefined && { timeZone: row.timeZone }),
+        // Kept only when it is the row's own: most rows share the campaign's (bytes per recipient).
+        ...(row.timeZone !== undefined &&
+          row.timeZone !== campaignTimeZone && { timeZone: row.timeZone }),
       },
     };
   }
