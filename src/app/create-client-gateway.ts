@@ -19,14 +19,15 @@ export function createClientGateway(clients: ReadonlyMap<string, MessagingClient
     async send(location, message, options) {
       return clientOf(location).sms.send(
         { to: message.to, body: message.body, from: '' },
-        { beforeRequest: options?.beforeRequest },
+        { beforeRequest: options?.beforeRequest, ...(options?.bulk && { bulk: true }) },
       );
     },
     ping: (location) => clientOf(location).ping(),
-    async updateContact(location, group, fields) {
+    async updateContact(location, group, fields, options) {
       // A flow's DOUBLE values go as the campaigns would use them: rounded, with a warning.
       await clientOf(location).contacts.add(group, fields as ContactPayload, {
         roundDoubles: true,
+        ...(options?.bulk && { bulk: true }),
       });
     },
   };

@@ -33,6 +33,7 @@ export interface SenderOptions {
   /**
    * Conversations claimed at once (default and at least `sendsInFlight`, at least 8). A lane claims, reads and
    * releases while another's send is in flight, then waits for a place in the send window.
+   * An eighth as many more (at least 2) take answers only (answers first).
    */
   lanes?: number;
   leaseMs?: number;
@@ -134,15 +135,25 @@ export function createSender(options: SenderOptions) {
   const window = createSendWindow(sendsInFlight);
   const answers = createServiceAnswers({ clock, ping: gateway.ping?.bind(gateway) });
 
+  const lanes = Math.max(options.lanes ?? 8, sendsInFlight);
+  // Answers first: on top of the lanes, an eighth as many (at least 2) never wait with
+  // bot-initiated work, so an answer is claimed at once however long a campaign's backlog is.
+  // On top, not among them: bot-initiated traffic keeps every lane it had (taking 2 of 8 made
+  // the 2,000 messages of the send-faults test 20 % slower).
+  const answerLanes = Math.max(2, Math.floor(lanes / 8));
   const consumer = createQueueConsumer({
     store,
     queue: 'outbox',
     clock,
     logger,
-    concurrency: Math.max(options.lanes ?? 8, sendsInFlight),
+    concurrency: lanes + answerLanes,
     leaseMs,
     idleMs: options.idleMs ?? 1_000,
     handle: sendAll,
+    answersFirst: {
+      isBulk: (claim) => claim.view.message?.botInitiated === true,
+      lanes: answerLanes,
+    },
   });
 
   // The claim came with the first view, and each recorded send returns the next one; the
@@ -229,7 +240,11 @@ export function createSender(options: SenderOptions) {
               await gateway.send(
                 message.location,
                 { to: message.phone, body: message.body },
-                { beforeRequest: () => checkBeforeRequest(claim, message) },
+                {
+                  beforeRequest: () => checkBeforeRequest(claim, message),
+                  // Bot-initiated traffic gives way to answers at the rate limit.
+                  ...(message.botInitiated && { bulk: true }),
+                },
               )
             ).id;
       } catch (error) {
@@ -249,7 +264,7 @@ export function createSender(options: SenderOptions) {
         );
       }
       return recorded(claim, message, sent);
-    });
+    }, message.botInitiated && { bulk: true });
     // A failure is handled outside the window: the service took nothing to record.
     if (sent.kind === 'error') return handleFailure(claim, message, sent.error, sent.durationMs);
     if (sent.kind !== 'held') return sent;
@@ -362,7 +377,12 @@ export function createSender(options: SenderOptions) {
         'this sender was given no way to update contacts (SmsGateway.updateContact)',
       );
     }
-    await gateway.updateContact(message.location, contact.group, contact.fields);
+    await gateway.updateContact(
+      message.location,
+      contact.group,
+      contact.fields,
+      message.botInitiated && { bulk: true },
+    );
     return `contact:${message.id}`;
   }
 

@@ -4,11 +4,12 @@
  * recorded, so a process killed at any moment leaves at most `size` messages accepted by the
  * service and not yet recorded: the duplicate window of DESIGN §2.4. Claiming, reading and
  * releasing happen outside it, so with several lanes those round trips overlap the send in
- * flight instead of adding to it.
+ * flight instead of adding to it. A waiting send marked `bulk` (bot-initiated: it waits for its
+ * rate-limit slot behind answers anyway) is let in after the waiting answers.
  */
 export interface SendWindow {
   /** Runs `send` once a place is free, and frees it when `send` settles. */
-  run<T>(send: () => Promise<T>): Promise<T>;
+  run<T>(send: () => Promise<T>, options?: { bulk?: boolean }): Promise<T>;
   /** Sends in flight now. */
   readonly inFlight: number;
 }
@@ -19,25 +20,26 @@ export function createSendWindow(size: number): SendWindow {
   }
   let inFlight = 0;
   const waiting: Array<() => void> = [];
+  const waitingBulk: Array<() => void> = [];
 
-  function enter(): Promise<void> {
+  function enter(bulk: boolean): Promise<void> {
     if (inFlight < size) {
       inFlight++;
       return Promise.resolve();
     }
     // The place is handed over by leave(), without inFlight going down in between.
-    return new Promise((resolve) => waiting.push(resolve));
+    return new Promise((resolve) => (bulk ? waitingBulk : waiting).push(resolve));
   }
 
   function leave(): void {
-    const next = waiting.shift();
+    const next = waiting.shift() ?? waitingBulk.shift();
     if (next) next();
     else inFlight--;
   }
 
   return {
-    async run(send) {
-      await enter();
+    async run(send, options) {
+      await enter(options?.bulk === true);
       try {
         return await send();
       } finally {

@@ -6,17 +6,23 @@ export interface SmsGateway {
   /**
    * Sends one SMS from the short code. `beforeRequest` runs once the request has its rate-limit
    * slot, immediately before it goes out; if it rejects, nothing is sent and `send` rejects
-   * with its error.
+   * with its error. `bulk`: a message the bot sent on its own (`botInitiated`), which waits for
+   * its slot behind answers to people.
    */
   send(
     location: string,
     message: { to: string; body: string },
-    options?: { beforeRequest?: () => Promise<void> },
+    options?: { beforeRequest?: () => Promise<void>; bulk?: boolean },
   ): Promise<{ id: string }>;
   /** One request that tells whether the service answers (resolves) or not (rejects). */
   ping?(location: string): Promise<void>;
-  /** Adds or updates a contact in a group (`POST /groups/{group}/contacts`). */
-  updateContact?(location: string, group: number, fields: Record<string, unknown>): Promise<void>;
+  /** Adds or updates a contact in a group (`POST /groups/{group}/contacts`); `bulk` as for `send`. */
+  updateContact?(
+    location: string,
+    group: number,
+    fields: Record<string, unknown>,
+    options?: { bulk?: boolean },
+  ): Promise<void>;
 }
 
 export type SendFailure =

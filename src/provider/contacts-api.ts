@@ -31,7 +31,8 @@ export interface ContactsApi {
   add(
     groupId: number,
     contact: ContactPayload,
-    options?: { roundDoubles?: boolean },
+    /** `bulk`: an update the bot made on its own, which waits behind answers (`ProviderCall.bulk`). */
+    options?: { roundDoubles?: boolean; bulk?: boolean },
   ): Promise<unknown>;
 }
 
@@ -75,6 +76,7 @@ export function createContactsApi(deps: ContactsApiDeps): ContactsApi {
         path: `/groups/${groupId}/contacts`,
         body,
         schema: z.unknown(),
+        ...(options.bulk && { bulk: true }),
       });
     },
   };

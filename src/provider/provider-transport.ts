@@ -56,6 +56,11 @@ export interface ProviderCall<T> {
    * rejection is the call's: nothing is sent.
    */
   beforeRequest?: () => Promise<void>;
+  /**
+   * Traffic the bot started on its own (a campaign's, a timer's): it waits for its rate-limit
+   * slot behind the calls without it, which are answers to people (`RequestLimiter.acquire`).
+   */
+  bulk?: boolean;
 }
 
 /** One HTTP exchange with the service: token, request, error mapping, response validation. */
@@ -93,7 +98,7 @@ export function createProviderTransport(options: ProviderTransportOptions): Prov
     const hold = resumeAt - options.now();
     if (hold > 0) await options.sleep(hold);
     try {
-      await options.limiter.acquire();
+      await options.limiter.acquire(call.bulk ? { bulk: true } : undefined);
     } catch (cause) {
       // A shared limiter that cannot reach its store (StoreUnavailableError) did not find too
       // many requests waiting: its error keeps its own code and advice.

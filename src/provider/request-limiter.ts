@@ -5,8 +5,13 @@ import { RateLimiterMemory, RateLimiterQueue } from 'rate-limiter-flexible';
  * share one budget between processes (Redis) by implementing this one method.
  */
 export interface RequestLimiter {
-  /** Resolves when a request may go out; rejects when the request cannot wait (queue full). */
-  acquire(): Promise<void>;
+  /**
+   * Resolves when a request may go out; rejects when the request cannot wait (queue full).
+   * `bulk`: traffic the bot started on its own (a campaign's, a timer's), which gives way to the
+   * rest where the limiter ranks requests (replyflow's shared send limiters do; this in-process
+   * one serves every request first come, first served).
+   */
+  acquire(options?: { bulk?: boolean }): Promise<void>;
 }
 
 export interface RequestLimiterOptions {

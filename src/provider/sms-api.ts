@@ -26,6 +26,11 @@ export interface SendSmsOptions {
    * rejection stops the send (its error is the call's). The sender checks the opt-out there.
    */
   beforeRequest?: () => Promise<void>;
+  /**
+   * A message the bot sent on its own (a campaign's, a timer's): it waits for its rate-limit
+   * slot behind answers to people (`ProviderCall.bulk`).
+   */
+  bulk?: boolean;
 }
 
 export interface SmsApi {
@@ -91,6 +96,7 @@ export function createSmsApi(deps: SmsApiDeps): SmsApi {
         body: request,
         schema: smsSchema,
         beforeRequest: options?.beforeRequest,
+        ...(options?.bulk && { bulk: true }),
       });
       deps.logger?.debug(
         { location: deps.location, to: maskPhone(to), smsId: sms.id },

@@ -26,6 +26,14 @@ export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
    * the claim (or let its lease run out). `claimedAt`: when the claim's lease began.
    */
   handle(claim: ClaimWithView<Q>, claimedAt: number): Promise<void>;
+  /**
+   * Answers first (the sender): `isBulk` tells the claims of work that may wait (an outbox of
+   * bot-initiated messages). `lanes` of the `concurrency` lanes are kept for the rest: they
+   * claim answers only (`claimMany`'s `answersOnly`) and take no bulk claim offered, so however
+   * many lanes wait with bot-initiated work, an answer is claimed as soon as it is ready. Every
+   * lane takes the offered claims that are not bulk first.
+   */
+  answersFirst?: { isBulk(claim: ClaimWithView<Q>): boolean; lanes: number };
 }
 
 /**
@@ -84,11 +92,17 @@ export function createQueueConsumer<Q extends QueueName>(
   const { store, logger } = options;
   const outage = storeOutage(store);
   const wake = createWakeSignal();
+  // The answer lanes sleep apart: a bulk claim offered must wake a lane that can take it.
+  const answerWake = createWakeSignal();
+  const answerLanes = Math.min(options.answersFirst?.lanes ?? 0, options.concurrency - 1);
+  const isBulk = (claim: ClaimWithView<Q>) => options.answersFirst?.isBulk(claim) === true;
   let running = false;
   let lanes: Promise<void>[] = [];
   let unsubscribe = () => {};
   // Per partition: true once a claim found nothing there and nothing was announced since.
   const quiet: boolean[] = new Array(store.partitions).fill(false);
+  // The same for the answer lanes' claims (answers only): bot-initiated work may be there.
+  const quietAnswers: boolean[] = new Array(store.partitions).fill(false);
   // Per partition: announcements so far, so a claim that raced one does not mark it quiet.
   const announced: number[] = new Array(store.partitions).fill(0);
   // Per partition: woken by a time (a wake time, the sweep), not an announcement. A claim that
@@ -109,40 +123,55 @@ export function createQueueConsumer<Q extends QueueName>(
     wake: wakeFor,
     wakeAt: (partition, at) => wakeTimes.add(partition, at),
   });
-  // Claims offered by this process, handled before the next look at the store.
-  const offered: Array<{ claim: ClaimWithView<Q>; claimedAt: number }> = [];
+  // Claims offered by this process, handled before the next look at the store: those that are
+  // not bulk first, each kind in the order offered.
+  const offered: Array<{ claim: ClaimWithView<Q>; claimedAt: number; bulk: boolean }> = [];
   // Places held for claims still being made (`reserve`).
   let reserved = 0;
   const free = () => options.concurrency - offered.length - reserved;
 
   function wakeFor(partition: number): void {
     quiet[partition] = false;
+    quietAnswers[partition] = false;
     lookAhead[partition] = true;
     wake.notify();
+    if (answerLanes > 0) answerWake.notify();
   }
 
-  async function lane(offset: number): Promise<void> {
+  /** Queues a claim for the lanes: one that is not bulk before every bulk one, and wakes a lane that can take it. */
+  function offerToLanes(claim: ClaimWithView<Q>, claimedAt: number): void {
+    const bulk = isBulk(claim);
+    const at = bulk ? offered.length : offered.findIndex((entry) => entry.bulk);
+    offered.splice(at === -1 ? offered.length : at, 0, { claim, claimedAt, bulk });
+    wake.notify();
+    if (!bulk && answerLanes > 0) answerWake.notify();
+  }
+
+  /** An answer lane (`answers`) claims answers only and takes no bulk claim offered. */
+  async function lane(offset: number, answers: boolean): Promise<void> {
+    const signal = answers ? answerWake : wake;
     let failures = 0;
     while (running) {
       try {
-        const found = await scan(offset);
+        const found = await scan(offset, answers);
         failures = 0;
-        if (!found) await wake.wait(laneSleepMs);
+        if (!found) await signal.wait(laneSleepMs);
       } catch (error) {
         failures++;
         // Every lane meets a store outage: it is logged once for the process, not per lane.
         outage.failed(logger, error, 'queue lane failed; backing off', { queue: options.queue });
         // A lane that failed while stopping ends now: nothing would wake it from its back-off.
-        if (running) await wake.wait(Math.min(100 * 2 ** failures, 5_000));
+        if (running) await signal.wait(Math.min(100 * 2 ** failures, 5_000));
       }
     }
   }
 
-  async function scan(offset: number): Promise<boolean> {
-    let found = await handleOffered();
+  async function scan(offset: number, answers: boolean): Promise<boolean> {
+    let found = await handleOffered(answers);
+    const skip = answers ? quietAnswers : quiet;
     for (let i = 0; i < store.partitions && running; i++) {
       const partition = (offset + i) % store.partitions;
-      if (quiet[partition] || claiming[partition]) continue;
+      if (skip[partition] || claiming[partition]) continue;
       const seen = announced[partition];
       const claimedAt = options.clock.now();
       // Behind, a lane takes a few more claims in the same round trip, queued for the lanes
@@ -157,6 +186,7 @@ export function createQueueConsumer<Q extends QueueName>(
           options.leaseMs,
           claimedAt,
           1 + extra,
+          ...(answers ? [{ answersOnly: true }] : []),
         );
       } finally {
         claiming[partition] = false;
@@ -165,33 +195,35 @@ export function createQueueConsumer<Q extends QueueName>(
       const [claim, ...more] = claims;
       // Lanes passed this partition by while the claim was in flight: when it may hold more
       // (the claim took all it asked for, or more was announced meanwhile), one looks again.
-      if (announced[partition] !== seen || claims.length === 1 + extra) wake.notify();
+      if (announced[partition] !== seen || claims.length === 1 + extra) {
+        (answers ? answerWake : wake).notify();
+      }
       if (!claim) {
-        if (announced[partition] === seen) quiet[partition] = true;
-        if (lookAhead[partition]) {
+        if (announced[partition] === seen) {
+          quietAnswers[partition] = true;
+          if (!answers) quiet[partition] = true;
+        }
+        if (!answers && lookAhead[partition]) {
           lookAhead[partition] = false;
           const at = await store.nextReadyAt(options.queue, partition);
           if (at !== null && at > options.clock.now()) wakeTimes.add(partition, at);
         }
       } else {
         found = true;
-        for (const next of more) {
-          offered.push({ claim: next, claimedAt });
-          wake.notify();
-        }
+        for (const next of more) offerToLanes(next, claimedAt);
         await options.handle(claim, claimedAt);
       }
-      if (await handleOffered()) found = true;
+      if (await handleOffered(answers)) found = true;
     }
     return found;
   }
 
-  async function handleOffered(): Promise<boolean> {
+  async function handleOffered(answers: boolean): Promise<boolean> {
     let any = false;
     // Looks at `running` before taking a claim: one taken after a stop would be neither
     // handled nor released (stop() releases only what is still in `offered`), and its outbox
     // would wait out the lease and the in-doubt grace after a restart.
-    while (running && offered.length > 0) {
+    while (running && offered.length > 0 && !(answers && offered[0]!.bulk)) {
       const next = offered.shift()!;
       any = true;
       await options.handle(next.claim, next.claimedAt);
@@ -211,8 +243,7 @@ export function createQueueConsumer<Q extends QueueName>(
     offer(claim, claimedAt) {
       reserved = Math.max(0, reserved - 1);
       if (!running) return false;
-      offered.push({ claim, claimedAt });
-      wake.notify();
+      offerToLanes(claim, claimedAt);
       return true;
     },
     unreserve(count) {
@@ -225,17 +256,24 @@ export function createQueueConsumer<Q extends QueueName>(
       if (running) return;
       running = true;
       quiet.fill(false);
+      quietAnswers.fill(false);
       unsubscribe = store.onReady((queue, partition) => {
         if (queue !== options.queue) return;
         if (partition >= 0 && partition < store.partitions) {
           announced[partition] = (announced[partition] ?? 0) + 1;
           quiet[partition] = false;
+          quietAnswers[partition] = false;
         }
         wake.notify();
+        if (answerLanes > 0) answerWake.notify();
       });
       sweep.start();
+      // The last `answerLanes` lanes are the answer lanes.
       lanes = Array.from({ length: options.concurrency }, (_, i) =>
-        lane(Math.floor((i * store.partitions) / options.concurrency)),
+        lane(
+          Math.floor((i * store.partitions) / options.concurrency),
+          i >= options.concurrency - answerLanes,
+        ),
       );
     },
     async stop() {
@@ -244,6 +282,7 @@ export function createQueueConsumer<Q extends QueueName>(
       sweep.stop();
       wakeTimes.clear();
       wake.notifyAll();
+      answerWake.notifyAll();
       await Promise.all(lanes);
       // Offered claims no lane took: give them back so that any process may take them at once.
       const left = offered.splice(0);

@@ -26,6 +26,21 @@ export type SendScheduleOptions = ({ perSecond: number } | { interval: number })
   sleep?: (ms: number) => Promise<void>;
 };
 
+/** How a request waits for its slot. */
+export interface AcquireOptions {
+  /**
+   * Traffic the bot started on its own (a campaign, a timer): it gives way to requests without
+   * it, which are answers to people (see `limiterFromSchedule`).
+   */
+  bulk?: boolean;
+}
+
+interface Waiter {
+  resolve(slot: number): void;
+  reject(error: unknown): void;
+  bulk: boolean;
+}
+
 /** Slots one reservation takes at most: as many as fit in `toleranceMs`, between 1 and `maxBatch`. */
 export function batchSize(interval: number, toleranceMs: number, maxBatch: number): number {
   const fit = interval > 0 ? Math.floor(toleranceMs / interval) : maxBatch;
@@ -42,7 +57,8 @@ export function batchSize(interval: number, toleranceMs: number, maxBatch: numbe
  * k × interval, never earlier than the schedule's). `acquire` takes the next held slot: one more
  * than `toleranceMs` in the past is dropped (budget left unused, never spent late), one in the
  * future is waited for. Only when no held slot is usable does it reserve again, and concurrent
- * `acquire`s share that one reservation and take its slots first come, first served. A
+ * `acquire`s share that one reservation and take its slots first come, first served (answers
+ * before bulk requests, below). A
  * reservation takes at most twice the slots the previous one put to use (and at least one per
  * waiting `acquire`), so a process that sends seldom does not hold budget that others need.
  *
@@ -51,6 +67,17 @@ export function batchSize(interval: number, toleranceMs: number, maxBatch: numbe
  * add timer lateness, and after a long wait the pause check's round trip): in any window of W ms
  * all processes together send at most rate × (W + toleranceMs) + 1, i.e. rate × (W + 20 ms) + 1
  * with the default.
+ *
+ * Answers first (DESIGN §3, "Two lanes to the service"): an `acquire({ bulk: true })` (a message
+ * the bot sent on its own: a campaign's, a timer's) gives way to the others. Held slots go to the
+ * waiting answers first, and this process keeps at most one batch of slots (one below 100/s, at
+ * most `toleranceMs` of them above) handed to bulk requests that have not reached them yet; the
+ * next bulk request gets its slot only once one of those is reached. So an
+ * answer that comes while a campaign keeps the schedule full waits behind at most one batch of
+ * bulk slots per process sending for the location (and the slots other answers hold), not
+ * behind every bulk request waiting: 32 of them reserved 32 consecutive slots before (1.6 s at
+ * 20/s). A bulk request still reserves the next free slot when its turn comes, so bulk traffic
+ * alone keeps the full rate.
  *
  * Pauses: `pause` moves the schedule past the pause for every process and drops the slots held
  * here that fall before its end. After a wait longer than `toleranceMs`, `acquire` asks whether
@@ -75,7 +102,11 @@ export function limiterFromSchedule(schedule: SlotSchedule, options: SendSchedul
   let reserving = false;
   /** The end of the latest pause this process heard of, on the local clock. */
   let pausedUntil = Number.NEGATIVE_INFINITY;
-  const waiters: Array<{ resolve(slot: number): void; reject(error: unknown): void }> = [];
+  const waiters: Waiter[] = [];
+  /** Bulk requests waiting for a slot: served once no answer waits and fewer than `most` bulk slots are out. */
+  const bulkWaiters: Waiter[] = [];
+  /** Slots handed to bulk requests and not reached yet. */
+  let bulkOut = 0;
 
   /** Drops the held slots too old to spend or inside a pause (both are the first ones). */
   const dropUnusable = () => {
@@ -85,16 +116,23 @@ export function limiterFromSchedule(schedule: SlotSchedule, options: SendSchedul
     if (drop > 0) held.splice(0, drop);
   };
 
+  /** The next waiter a slot may go to: an answer, else a bulk request while few bulk slots are out. */
+  const nextWaiter = () => waiters.shift() ?? (bulkOut < most ? bulkWaiters.shift() : undefined);
+
   /** Hands held slots to the waiters in order; reserves more if some still wait and none is on its way. */
   const serve = () => {
     dropUnusable();
-    while (waiters.length > 0 && held.length > 0) {
+    while (held.length > 0) {
+      const waiter = nextWaiter();
+      if (!waiter) break;
       used++;
-      waiters.shift()!.resolve(held.shift()!);
+      if (waiter.bulk) bulkOut++;
+      waiter.resolve(held.shift()!);
     }
-    if (waiters.length === 0 || reserving) return;
+    const wanting = waiters.length + Math.min(bulkWaiters.length, Math.max(0, most - bulkOut));
+    if (wanting === 0 || reserving) return;
     reserving = true;
-    const count = Math.min(most, Math.max(1, waiters.length, 2 * used));
+    const count = Math.min(most, Math.max(1, wanting, 2 * used));
     schedule.reserve(count, interval).then(
       (wait) => {
         reserving = false;
@@ -105,9 +143,17 @@ export function limiterFromSchedule(schedule: SlotSchedule, options: SendSchedul
       },
       (error: unknown) => {
         reserving = false;
-        for (const waiter of waiters.splice(0)) waiter.reject(error);
+        for (const waiter of [...waiters.splice(0), ...bulkWaiters.splice(0)]) {
+          waiter.reject(error);
+        }
       },
     );
+  };
+
+  /** A bulk slot was reached (or given up): the next bulk request may have one. */
+  const bulkReached = () => {
+    bulkOut--;
+    serve();
   };
 
   const pauseHere = (ms: number) => {
@@ -116,16 +162,19 @@ export function limiterFromSchedule(schedule: SlotSchedule, options: SendSchedul
   };
 
   return {
-    async acquire(): Promise<void> {
+    /** Waits for this request's slot; `bulk`: bot-initiated traffic, which gives way to the rest. */
+    async acquire(options?: AcquireOptions): Promise<void> {
+      const bulk = options?.bulk === true;
       for (;;) {
         const slot = await new Promise<number>((resolve, reject) => {
-          waiters.push({ resolve, reject });
+          (bulk ? bulkWaiters : waiters).push({ resolve, reject, bulk });
           serve();
         });
         const wait = slot - now();
-        if (wait <= 0) return;
         // A timer may fire a little early on this clock: never go before the slot.
         for (let left = wait; left > 0; left = slot - now()) await sleep(left);
+        if (bulk) bulkReached();
+        if (wait <= 0) return;
         if (slot < pausedUntil) continue;
         if (wait <= toleranceMs) return;
         const paused = await schedule.pausedFor();

@@ -46,6 +46,12 @@ export const storeLimits = {
   appliedWindowMs: 24 * 3_600_000,
   /** Dead letters kept in all. */
   deadLetterCap: 1_000,
+  /**
+   * Answers first: an outbox waiting with bot-initiated messages only sits in its partition's
+   * ready set at this much after its ready time, behind every answer and lease (src/store/README.md,
+   * "Answers first"). 2^43 ms, about 278 years: the sum stays an exact whole number of ms.
+   */
+  botBandMs: 2 ** 43,
 } as const;
 
 /** How long what outlives a conversation is kept (`REPLYFLOW_RETENTION`, `REPLYFLOW_RESULTS_RETENTION`). */

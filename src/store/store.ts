@@ -101,6 +101,10 @@ export interface Store extends CampaignStore {
    * Claims up to `max` ready conversations of `queue` in `partition` at once, ready longest
    * first, each as `claim` would (its own token, its first view). Resolves `[]` when nothing is
    * ready. A consumer whose lanes are behind takes several claims in one round trip.
+   *
+   * Answers first (outbox): an outbox holding bot-initiated messages only (`botInitiated`) is
+   * claimed after every other ready one, whenever it became ready; `answersOnly` leaves those
+   * alone (src/store/README.md, "Answers first"). `claim` and the inbox have one order.
    */
   claimMany<Q extends QueueName>(
     queue: Q,
@@ -108,6 +112,7 @@ export interface Store extends CampaignStore {
     leaseMs: number,
     now: number,
     max: number,
+    options?: { answersOnly?: boolean },
   ): Promise<ClaimWithView<Q>[]>;
 
   /**

@@ -14,6 +14,7 @@ import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
 import { skipStartedRecipient } from './memory-campaign-operations.ts';
 import { type MemoryState, parse } from './memory-state.ts';
+import { outboxBands } from './outbox-bands.ts';
 
 type InboxOperations = Pick<
   Store,
@@ -28,7 +29,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
   const { queues, listeners } = state;
   let ingests = 0;
 
-  const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max) => {
+  const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max, options) => {
     if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
       throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
     }
@@ -36,9 +37,11 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       throw new RangeError(`max ${max} must be a positive integer`);
     }
     const claims: ClaimWithView<typeof queue>[] = [];
+    const bands =
+      queue === 'outbox' ? { ...outboxBands, answersOnly: options?.answersOnly } : undefined;
     while (claims.length < max) {
       const token = newToken();
-      const taken = queues[queue].claim(partition, leaseMs, now, token);
+      const taken = queues[queue].claim(partition, leaseMs, now, token, bands);
       if (taken === null) break;
       const key = parseConversationId(taken.id);
       // The first view, read with the claim as the Redis script does.
@@ -146,7 +149,10 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
     claimMany,
 
     async nextReadyAt(queue, partition) {
-      return queues[queue].earliestReady(partition);
+      return queues[queue].earliestReady(
+        partition,
+        queue === 'outbox' ? outboxBands.botBandMs : undefined,
+      );
     },
 
     async release(claim, now, notBefore) {

@@ -1,4 +1,17 @@
 /**
+ * The outbox's two bands of ready times (answers first, src/store/README.md): a conversation
+ * waiting with bot-initiated items only belongs at `botBandMs` + its ready time, behind every
+ * other one.
+ */
+export interface ReadyBands {
+  botBandMs: number;
+  /** Whether the items (JSON) were all queued by the bot on its own (`botInitiated`). */
+  botInitiatedOnly(items: readonly string[]): boolean;
+  /** Claim the other conversations only, leaving the bot-initiated band alone. */
+  answersOnly?: boolean;
+}
+
+/**
  * One lease queue in process memory, with the semantics of the Redis driver's scripts: a list
  * of JSON items per conversation, a ready map per partition (conversation id → the time it may
  * be claimed) and a lock per conversation (token and lease length). As on Redis, the ready time
@@ -61,10 +74,14 @@ export class MemoryLeaseQueue {
     return due;
   }
 
-  /** The earliest ready time in the partition (a lease's end for a claimed one), or null. */
-  earliestReady(partition: number): number | null {
+  /**
+   * The earliest ready time in the partition (a lease's end for a claimed one), or null; with
+   * `botBandMs`, a time in the bot-initiated band counts as its own.
+   */
+  earliestReady(partition: number, botBandMs = Number.POSITIVE_INFINITY): number | null {
     let earliest: number | null = null;
-    for (const at of this.readyOf(partition).values()) {
+    for (const stored of this.readyOf(partition).values()) {
+      const at = stored >= botBandMs ? stored - botBandMs : stored;
       if (earliest === null || at < earliest) earliest = at;
     }
     return earliest;
@@ -90,29 +107,34 @@ export class MemoryLeaseQueue {
   /**
    * Claims the conversation ready longest whose ready time has come. `takenOver`: a lock was
    * still there, left by a holder whose lease ran out (locks never expire on their own here;
-   * the Redis driver keeps outbox locks the same way).
+   * the Redis driver keeps outbox locks the same way). With `bands` (the outbox), as
+   * claim-8.lua: the other conversations first, then the bot-initiated band; an unlocked
+   * bot-initiated one found among the others moves to its band first.
    */
   claim(
     partition: number,
     leaseMs: number,
     now: number,
     token: string,
+    bands?: ReadyBands,
   ): { id: string; takenOver: boolean } | null {
     const ready = this.readyOf(partition);
     for (;;) {
-      let due: string | null = null;
-      let dueAt = Number.POSITIVE_INFINITY;
-      for (const [id, at] of ready) {
-        if (at <= now && (at < dueAt || (at === dueAt && due !== null && id < due))) {
-          due = id;
-          dueAt = at;
-        }
+      let [due, dueAt] = this.earliestWithin(ready, Number.NEGATIVE_INFINITY, now);
+      let inBand = false;
+      if (due === null && bands && !bands.answersOnly) {
+        [due, dueAt] = this.earliestWithin(ready, bands.botBandMs, bands.botBandMs + now);
+        inBand = true;
       }
       if (due === null) return null;
       if (this.items(due).length === 0) {
         ready.delete(due);
         // Its lease has passed and nothing is left: a lock left here is nobody's.
         this.locks.delete(due);
+        continue;
+      }
+      if (bands && !inBand && !this.locks.has(due) && bands.botInitiatedOnly(this.items(due))) {
+        ready.set(due, bands.botBandMs + dueAt);
         continue;
       }
       const takenOver = this.locks.has(due);
@@ -156,6 +178,23 @@ export class MemoryLeaseQueue {
     }
     ready.set(id, readyAt);
     return readyAt <= now;
+  }
+
+  /** The conversation with the earliest ready time in [from, to] (ties: the smaller id, as a zset). */
+  private earliestWithin(
+    ready: Map<string, number>,
+    from: number,
+    to: number,
+  ): [string | null, number] {
+    let due: string | null = null;
+    let dueAt = Number.POSITIVE_INFINITY;
+    for (const [id, at] of ready) {
+      if (at >= from && at <= to && (at < dueAt || (at === dueAt && due !== null && id < due))) {
+        due = id;
+        dueAt = at;
+      }
+    }
+    return [due, dueAt];
   }
 
   private readyOf(partition: number): Map<string, number> {

@@ -5,6 +5,7 @@ import { storableJson } from '../storable-json.ts';
 import type { OutboundMarks, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { type MemoryState, parse } from './memory-state.ts';
+import { outboxBands } from './outbox-bands.ts';
 
 /** A stashed status event with `runId` set to the record's (removed when it has none, as cjson does with nil). */
 function withRunId(event: StatusEvent, record: MessageRecord): StatusEvent {
@@ -71,8 +72,10 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       const head = state.head<OutboundMessage>('outbox', claim);
       if (head?.id !== messageId) return { ok: false, reason: 'stale' };
       outbox.replaceHead(id, storableJson({ ...head, attempts, ...definedMarks(marks) }));
-      // Ready again only at notBefore, so no listener is woken now.
-      outbox.release(id, claim.partition, claim.token, notBefore, Number.NEGATIVE_INFINITY);
+      // Ready again only at notBefore, so no listener is woken now; in the bot-initiated band
+      // when it holds such messages only (defer-outbound-3.lua).
+      const band = outboxBands.botInitiatedOnly(outbox.items(id)) ? outboxBands.botBandMs : 0;
+      outbox.release(id, claim.partition, claim.token, band + notBefore, Number.NEGATIVE_INFINITY);
       return { ok: true };
     },
 

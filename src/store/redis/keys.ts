@@ -20,7 +20,8 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender, with no TTL: kept until released,
  *                                                so a takeover knows its holder died mid-claim
  * rf:{p7}:ready:inbox                     zset   <location>:<phone> → time it may be claimed
- * rf:{p7}:ready:outbox                    zset   same, for the sender
+ * rf:{p7}:ready:outbox                    zset   same, for the sender; an outbox of bot-initiated messages
+ *                                                at storeLimits.botBandMs + that time (claim-8.lua)
  * rf:{p7}:timers                          zset   conversation id → its earliest pending due time (ms)
  * rf:{p7}:sms:<smsId>                     string <rank><sent>{record JSON} of an sms no longer among its
  *                                                conversation's latest, or dropped; EX the retention (an

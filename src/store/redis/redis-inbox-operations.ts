@@ -26,7 +26,7 @@ type InboxOperations = Pick<
 export function redisInboxOperations(context: RedisStoreContext): InboxOperations {
   const { redis, keys, scripts } = context;
 
-  const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max) => {
+  const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max, options) => {
     if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
       throw new RangeError(`lease ${leaseMs} ms must be a positive integer`);
     }
@@ -45,7 +45,17 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       p.suppressedPrefix,
       p.sendsPrefix,
     ];
-    const args = [now, leaseMs, token, queue, max, messageTtl(context), storeLimits.dropsPerView];
+    const args = [
+      now,
+      leaseMs,
+      token,
+      queue,
+      max,
+      messageTtl(context),
+      storeLimits.dropsPerView,
+      storeLimits.botBandMs,
+      options?.answersOnly ? '1' : '',
+    ];
     const reply = await withStoreErrors('claim', () => scripts.run('claim', scriptKeys, args));
     if (!Array.isArray(reply)) return [];
     const claims: ClaimWithView<typeof queue>[] = [];
@@ -167,10 +177,25 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 
     async nextReadyAt(queue, partition) {
       const ready = keys.partition(partition).ready(queue);
-      const [, score] = await withStoreErrors('nextReadyAt', () =>
-        redis.zrange(ready, '0', '0', 'WITHSCORES'),
+      if (queue === 'inbox') {
+        const [, score] = await withStoreErrors('nextReadyAt', () =>
+          redis.zrange(ready, '0', '0', 'WITHSCORES'),
+        );
+        return score === undefined ? null : Number(score);
+      }
+      // The outbox's two bands: the earliest of each, the bot-initiated one at its own time.
+      const band = storeLimits.botBandMs;
+      const [[, answer], [, bot]] = await withStoreErrors('nextReadyAt', () =>
+        Promise.all([
+          redis.zrangebyscore(ready, '-inf', `(${band}`, 'WITHSCORES', 'LIMIT', 0, 1),
+          redis.zrangebyscore(ready, band, '+inf', 'WITHSCORES', 'LIMIT', 0, 1),
+        ]),
       );
-      return score === undefined ? null : Number(score);
+      const times = [
+        ...(answer === undefined ? [] : [Number(answer)]),
+        ...(bot === undefined ? [] : [Number(bot) - band]),
+      ];
+      return times.length === 0 ? null : Math.min(...times);
     },
 
     async release(claim, now, notBefore) {

@@ -74,6 +74,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         marks.inDoubtUntil ?? '',
         marks.inDoubtSince ?? '',
         marks.holdUntil ?? '',
+        storeLimits.botBandMs,
       ];
       const reply = await withStoreErrors('deferOutbound', () =>
         scripts.run('defer-outbound', scriptKeys, args),

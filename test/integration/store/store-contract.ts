@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
+import { answersFirstContract } from './contract/answers-first-contract.ts';
 import { campaignContract } from './contract/campaign-contract.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
@@ -50,6 +51,7 @@ export function describeStoreContract(
     ingestClaimContract(store);
     commitContract(store);
     outboxContract(store);
+    answersFirstContract(store);
     inspectionContract(store);
     timerContract(store);
     scanContract(store);

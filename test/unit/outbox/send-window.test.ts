@@ -41,6 +41,30 @@ describe('createSendWindow', () => {
     expect(window.inFlight).toBe(0);
   });
 
+  it('lets a waiting answer in before the bot-initiated sends waiting longer', async () => {
+    const window = createSendWindow(1);
+    const first = gate();
+    const started: string[] = [];
+    const run = (name: string, bulk: boolean) =>
+      window.run(
+        async () => {
+          started.push(name);
+          if (name === 'first') await first.promise;
+        },
+        { bulk },
+      );
+    const runs = [
+      run('first', true),
+      run('bulk 1', true),
+      run('bulk 2', true),
+      run('answer', false),
+    ];
+    await tick();
+    first.open();
+    await Promise.all(runs);
+    expect(started).toEqual(['first', 'answer', 'bulk 1', 'bulk 2']);
+  });
+
   it('frees the place of a send that failed, and passes its error on', async () => {
     const window = createSendWindow(1);
     const failing = gate();

@@ -222,6 +222,53 @@ describe('limiterFromSchedule', () => {
     expect(checks()).toBe(1);
   });
 
+  it('gives an answer the next slot but one while bot-initiated requests keep the schedule full (20/s)', async () => {
+    const { clock, limiter, reserved } = setup({ perSecond: 20 });
+    // Ten bot-initiated requests wait at once, as the sender's lanes do behind a campaign.
+    const bulk = Array.from({ length: 10 }, () =>
+      limiter.acquire({ bulk: true }).then(() => clock.now()),
+    );
+    await clock.advanceTo(60);
+    // Only the bulk slot after the one just spent (100) is out: the answer has the next, 150.
+    const { at } = await clock.until(limiter.acquire());
+    expect(at).toBe(150);
+    const { value: times } = await clock.until(Promise.all(bulk));
+    // Bulk traffic alone keeps the rate: every slot but the answer's went to it.
+    expect(times).toEqual([0, 50, 100, 200, 250, 300, 350, 400, 450, 500]);
+    expect(reserved.every((count) => count === 1)).toBe(true);
+  });
+
+  it('keeps at most one batch of slots out for bot-initiated requests at a high rate', async () => {
+    const { clock, limiter } = setup({ perSecond: 1_000 });
+    const bulk = Array.from({ length: 200 }, () =>
+      limiter.acquire({ bulk: true }).then(() => clock.now()),
+    );
+    await clock.advanceTo(50.5);
+    // A batch is 20 slots (20 ms): the answer goes within that of the time it came.
+    const { at } = await clock.until(limiter.acquire());
+    expect(at).toBeGreaterThanOrEqual(50.5);
+    expect(at).toBeLessThanOrEqual(50.5 + 21);
+    const { value: times } = await clock.until(Promise.all(bulk));
+    // 200 bulk slots and the answer's: the rate was kept (the last one at about 200 ms).
+    expect(Math.max(...times)).toBeLessThanOrEqual(201);
+  });
+
+  it('serves waiting answers before waiting bot-initiated requests from the slots it holds', async () => {
+    const { clock, limiter } = setup({ perSecond: 1_000 });
+    const order: string[] = [];
+    const all = Promise.all([
+      ...Array.from({ length: 30 }, (_, i) =>
+        limiter.acquire({ bulk: true }).then(() => order.push(`bulk ${i}`)),
+      ),
+      ...Array.from({ length: 3 }, (_, i) =>
+        limiter.acquire().then(() => order.push(`answer ${i}`)),
+      ),
+    ]);
+    await clock.until(all);
+    // The first reservation's slots went to the answers before the bulk requests' second ones.
+    expect(order.indexOf('answer 2')).toBeLessThan(order.indexOf('bulk 20'));
+  });
+
   it('fails the waiting acquires when a reservation fails, and tries again on the next', async () => {
     const clock = manualClock();
     let fail = true;
@@ -237,8 +284,12 @@ describe('limiterFromSchedule', () => {
       },
       { perSecond: 1_000, now: clock.now, sleep: clock.sleep },
     );
-    const failed = await Promise.allSettled([limiter.acquire(), limiter.acquire()]);
-    expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected']);
+    const failed = await Promise.allSettled([
+      limiter.acquire(),
+      limiter.acquire({ bulk: true }),
+      limiter.acquire({ bulk: true }),
+    ]);
+    expect(failed.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected']);
     fail = false;
     expect((await clock.until(limiter.acquire())).at).toBe(0);
   });

@@ -15,6 +15,13 @@
   reported for an sms replyflow had not recorded, see ingest-8.lua) and answers with that sms
   id as if it were the sent guard's, unless that sms has been recorded since.
 
+  Answers first (outbox): the ready set has two bands. An outbox waiting with bot-initiated
+  messages only (`botInitiated`, lib/bot-initiated-only.lua) belongs at `bot band + its ready
+  time`, behind every answer: a claim takes the answers (and the leases that ran out) first, in
+  ready order, then the bot-initiated ones, in ready order. A bot-initiated outbox a claim
+  finds among the answers (a commit or a release made it ready there) is moved to its band, at
+  its own time, and the claim goes on; a deferral puts it there itself (defer-outbound-3.lua).
+
   Input:
     KEYS[1] ready set of the queue in the partition
     KEYS[2] lock key prefix (+ conversation id)
@@ -33,6 +40,8 @@
             `<ARGV[3]>:<n>`
     ARGV[6] outbox: dropped record TTL (s)
     ARGV[7] outbox: most messages to drop per conversation
+    ARGV[8] outbox: the bot-initiated band (ms, storeLimits.botBandMs)
+    ARGV[9] outbox: '1' to claim answers only (the bot-initiated band is left alone)
   Output:
     '' when nothing is ready; else four per claim, for inbox {conversation id, stored
     conversation value, head event JSON, stored origin message record}, for outbox {conversation id, head message
@@ -44,6 +53,8 @@ local now = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
 local max = tonumber(ARGV[5] or '1') or 1
 local outbox = ARGV[4] == 'outbox'
+local botBand = outbox and tonumber(ARGV[8])
+local answersOnly = ARGV[9] == '1'
 
 -- The claim's first view, as read-inbox-3.lua / read-outbox-5.lua read it, onto `reply`.
 local function view(reply, claimed, takenOver)
@@ -82,35 +93,43 @@ end
 
 local reply = {}
 local claims = 0
--- Bounded, so one call never walks a long run of emptied conversations.
-for _ = 1, 16 + max do
-  if claims >= max then
-    break
+-- Bounded, so one call never walks a long run of emptied conversations; moves to the
+-- bot-initiated band have a bound of their own (each conversation moves once).
+local looks, moves = 0, 0
+while claims < max and looks < 16 + max do
+  local found = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'WITHSCORES', 'LIMIT', 0, 1)
+  local inBand = false
+  if not found[1] and botBand and not answersOnly then
+    found = redis.call('ZRANGEBYSCORE', KEYS[1], botBand, botBand + now, 'LIMIT', 0, 1)
+    inBand = true
   end
-  local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, 1)[1]
+  local due = found[1]
   if not due then
     break
   end
   local lock = KEYS[2] .. due
+  local locked = outbox and redis.call('EXISTS', lock) == 1
   if redis.call('LLEN', KEYS[3] .. due) == 0 then
+    looks = looks + 1
     redis.call('ZREM', KEYS[1], due)
     -- Its lease has passed and nothing is left to send: a lock left here is nobody's.
     if outbox then
       redis.call('DEL', lock)
     end
+  elseif botBand and not inBand and not locked and moves < 256 and botInitiatedOnly(KEYS[3] .. due) then
+    -- Waiting with bot-initiated messages only: behind the answers, at its own ready time.
+    moves = moves + 1
+    redis.call('ZADD', KEYS[1], botBand + tonumber(found[2]), due)
   else
+    looks = looks + 1
     local token = claims == 0 and ARGV[3] or (ARGV[3] .. ':' .. claims)
-    local takenOver = false
-    if outbox then
-      takenOver = redis.call('EXISTS', lock) == 1
-      redis.call('HSET', lock, 'token', token, 'lease', lease)
-    else
-      redis.call('HSET', lock, 'token', token, 'lease', lease)
+    redis.call('HSET', lock, 'token', token, 'lease', lease)
+    if not outbox then
       redis.call('PEXPIRE', lock, lease)
     end
     redis.call('ZADD', KEYS[1], now + lease, due)
     claims = claims + 1
-    view(reply, due, takenOver)
+    view(reply, due, locked)
   end
 end
 if claims == 0 then

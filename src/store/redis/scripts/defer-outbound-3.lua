@@ -1,7 +1,9 @@
 --[[
   A transient send failure, a head in doubt, or a message held back at send time (quiet
   hours): stores the head message's new attempt count (and the marks given) and releases the
-  claim, the conversation ready again at notBefore.
+  claim, the conversation ready again at notBefore: in the bot-initiated band of the ready set
+  (at band + notBefore, behind every answer: see claim-8.lua) when it holds bot-initiated
+  messages only.
 
   Input:
     KEYS[1] outbox lock
@@ -15,6 +17,7 @@
     ARGV[6] in doubt until (ms), or '' to leave the message's inDoubtUntil as it is
     ARGV[7] in doubt since (ms), or '' to leave its inDoubtSince
     ARGV[8] hold until (ms), or '' to leave its holdUntil
+    ARGV[9] the bot-initiated band (ms, storeLimits.botBandMs)
   Output:
     'ok' | 'lost-lock' | 'stale'
 ]]
@@ -41,5 +44,9 @@ if ARGV[8] ~= '' then
 end
 redis.call('LSET', KEYS[2], 0, cjson.encode(message))
 redis.call('DEL', KEYS[1])
-redis.call('ZADD', KEYS[3], ARGV[4], ARGV[5])
+local readyAt = tonumber(ARGV[4])
+if botInitiatedOnly(KEYS[2]) then
+  readyAt = readyAt + tonumber(ARGV[9])
+end
+redis.call('ZADD', KEYS[3], readyAt, ARGV[5])
 return 'ok'
