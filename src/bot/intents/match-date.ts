@@ -1,4 +1,7 @@
-import * as chrono from 'chrono-node';
+import type { Chrono, ParsedResult } from 'chrono-node';
+// The two locales alone: chrono-node's index loads a dozen, about 25 MiB of every process.
+import * as en from 'chrono-node/en';
+import * as fr from 'chrono-node/fr';
 import { errorCodes, ReplyflowError } from '../../errors.ts';
 import { zonedTimeToDate, zoneOffsetMinutes } from './zoned-time.ts';
 
@@ -15,9 +18,9 @@ export interface DateOptions {
 }
 
 const parsers = {
-  french: chrono.fr.casual,
-  dayFirst: chrono.en.GB,
-  monthFirst: chrono.en.casual,
+  french: fr.casual,
+  dayFirst: en.GB,
+  monthFirst: en.casual,
 };
 
 /**
@@ -47,7 +50,7 @@ export function matchDate(text: string, options: DateOptions): Date | undefined 
     timezone: zoneOffsetMinutes(options.now, options.timeZone),
   };
   const english = options.monthFirst ? parsers.monthFirst : parsers.dayFirst;
-  const read = (parser: chrono.Chrono) => parser.parse(text, reference, { forwardDate: true });
+  const read = (parser: Chrono) => parser.parse(text, reference, { forwardDate: true });
   const french = read(parsers.french);
   const other = read(english);
   // The reading that understood more of the text wins: `demain 14h` is not "in 14 hours".
@@ -59,11 +62,11 @@ export function matchDate(text: string, options: DateOptions): Date | undefined 
   return dates[0];
 }
 
-function covered(results: readonly chrono.ParsedResult[]): number {
+function covered(results: readonly ParsedResult[]): number {
   return results.reduce((sum, result) => sum + result.text.length, 0);
 }
 
-function toDate(result: chrono.ParsedResult, timeZone: string): Date {
+function toDate(result: ParsedResult, timeZone: string): Date {
   const start = result.start;
   // An explicit offset (`…Z`, `+02:00`) or a span from now (`in 3 hours`) is an instant already.
   if (start.isCertain('timezoneOffset') || result.tags().has('result/relativeDate')) {
