@@ -1,4 +1,9 @@
-import type { CampaignMeta, FiringDecision, RecipientEntry } from '../store/campaign-records.ts';
+import type {
+  CampaignMeta,
+  CampaignRef,
+  FiringDecision,
+  RecipientEntry,
+} from '../store/campaign-records.ts';
 import { phoneOf } from '../store/campaign-records.ts';
 import { storableJson } from '../store/storable-json.ts';
 import { nextInWindow } from './delivery-window.ts';
@@ -49,6 +54,10 @@ export function decideFiring(
   return decisions.sort((a, b) => (a.entry.record.due ?? 0) - (b.entry.record.due ?? 0));
 }
 
+/** The start id of a recipient at a revision: its start event's is this, then `:0`. */
+export const recipientStartId = (ref: CampaignRef, row: string, revision: number) =>
+  `campaign:${ref.location}:${ref.name}:${row}:${revision}`;
+
 /** The start event of a recipient that fires: its id names the campaign, the row and the revision. */
 export function startEventOf(
   meta: CampaignMeta,
@@ -57,7 +66,7 @@ export function startEventOf(
   now: number,
   policy: 'replace' | 'queue' | undefined,
 ): string {
-  const id = `campaign:${meta.location}:${meta.name}:${entry.row}:${entry.record.revision}:0`;
+  const id = `${recipientStartId(meta, entry.row, entry.record.revision)}:0`;
   return storableJson({
     v: 1,
     id,

@@ -1,14 +1,10 @@
-import { createHash } from 'node:crypto';
-import type { CampaignMeta, CampaignRef, RecipientEntry } from '../store/campaign-records.ts';
-import { storableJson } from '../store/storable-json.ts';
+import type { RecipientEntry, RecipientState } from '../store/campaign-records.ts';
 import type { Store } from '../store/store.ts';
-import { type PastPolicy, sendTimeOf } from './send-time.ts';
+import { apiCampaign, apiRow } from './api-campaign.ts';
+import { checkSendTimeSpec, type PastPolicy, type SendTimeSpec, sendTimeOf } from './send-time.ts';
+import { startRequestHash } from './start-request-hash.ts';
 
-/** The campaign that holds a location's keyed and scheduled API starts (a name no user campaign can take). */
-export const apiCampaignName = '_api';
-
-/** Chunks per partition of the API's starts: about 64,000 live keys at 64 a chunk. */
-const apiChunks = 64;
+export { apiCampaignName, apiRow } from './api-campaign.ts';
 
 /** A start for later, or a keyed one (`POST /admin/conversations` with `key`, `at`, `relativeTo`). */
 export interface ScheduledStart {
@@ -28,54 +24,100 @@ export interface ScheduledStart {
   past: PastPolicy;
   /** The location's send rate: the API's starts fire no faster. */
   ratePerSecond: number;
+  /**
+   * The bot of the phone's active conversation, when a start now is refused for it (the bot's
+   * `startPolicy` is skip): answered `active_conversation`, recording nothing, unless the request
+   * is a retry of one recorded.
+   */
+  busyWith?: string;
 }
 
 export type ScheduleAnswer =
-  | { outcome: 'scheduled' | 'rescheduled' | 'duplicate'; at: number; state: string }
-  | { outcome: 'past_due' | 'bad_date' | 'key_conflict'; message: string };
-
-/** A key's row in the API campaign: scoped to its location, of bounded length. */
-export const apiRow = (key: string) =>
-  `k${createHash('sha256').update(key).digest('hex').slice(0, 31)}`;
+  | {
+      outcome: 'scheduled' | 'rescheduled' | 'duplicate';
+      at: number;
+      state: RecipientState;
+      /** The record's revision: its start event's id carries it. */
+      revision: number;
+    }
+  | { outcome: 'past_due' | 'key_conflict' | 'opted_out'; message: string }
+  | { outcome: 'bad_date'; message: string; field: string }
+  | { outcome: 'active_conversation'; activeBot: string; message: string };
 
 /**
  * Records a keyed start for its whole life (DESIGN §3: "scheduled starts are records"), in the
- * location's API campaign, where the campaign runner fires it at its time: the same key with
- * the same request is a `duplicate`, with another time or input it is `rescheduled` (a new
- * revision, which fires once more), with another phone it is refused (`key_conflict`). A time
- * already past follows `past`: recorded as skipped `past_due` (never dropped silently), or sent
- * now when late by at most `sendIfWithin`. The key is kept as long as the record: at least
- * `REPLYFLOW_RETENTION`.
+ * location's API campaign, where the campaign runner fires it at its time. The same request
+ * under the same key is a `duplicate`, whatever became of the start (a retry days after it
+ * fired starts nothing); another time or input `rescheduled` (a new revision, which fires once
+ * more); another phone `key_conflict`, as is another request without a time for a start that
+ * already ended. A phone that opted out, or that is busy with `busyWith`, is refused and
+ * nothing is recorded. A time already past follows `past`: recorded as skipped `past_due`
+ * (never dropped silently), or sent now when late by at most `sendIfWithin`. A bad spec throws
+ * the `ValidationError` of `checkSendTimeSpec`, before anything is read.
  */
 export async function scheduleStart(
   store: Store,
   start: ScheduledStart,
   now: number,
 ): Promise<ScheduleAnswer> {
-  const meta = await apiCampaign(store, start.location, start.ratePerSecond, now);
-  const row = apiRow(start.key);
-  const relativeTo = start.relativeTo?.replace(/^input\./, '');
-  const when = sendTimeOf(
-    {
-      timeZone: start.timeZone,
-      window: start.deliveryWindow,
-      past: start.past,
-      ...(relativeTo !== undefined
-        ? { relativeTo, offset: start.offset ?? '0m' }
-        : { at: start.at }),
-    },
+  const field = start.relativeTo?.replace(/^input\./, '');
+  const spec: SendTimeSpec = {
+    timeZone: start.timeZone,
+    window: start.deliveryWindow,
+    past: start.past,
+    ...(field !== undefined
+      ? { relativeTo: field, offset: start.offset ?? '0m' }
+      : { at: start.at }),
+  };
+  checkSendTimeSpec(spec);
+  const input =
     typeof start.input === 'object' && start.input !== null
       ? (start.input as Record<string, unknown>)
-      : {},
-    now,
-  );
-  const found = await store.findRecipient(meta, row);
-  const known = found?.entry;
+      : {};
+  const timed = start.at !== undefined || field !== undefined;
+  // The time asked for, before the past policy: a retry asks the same one, whenever it comes.
+  let asked: number | 'now' = 'now';
+  if (timed) {
+    const intended = sendTimeOf(spec, input, Number.NEGATIVE_INFINITY);
+    if ('skip' in intended) {
+      return {
+        outcome: 'bad_date',
+        message: `input.${field}: ${intended.message}`,
+        field: `input.${field}`,
+      };
+    }
+    asked = intended.at;
+  }
+  const request = startRequestHash({ ...start, asked });
+  const meta = await apiCampaign(store, start.location, start.ratePerSecond, now);
+  const row = apiRow(start.key);
+  const known = (await store.findRecipient(meta, row))?.entry;
   if (known && known.record.phone !== start.phone) {
     return {
       outcome: 'key_conflict',
-      message:
-        'this key was used for another phone: cancel that start first (DELETE /admin/conversations/scheduled/:key)',
+      message: "this key was used for another phone's start: give this start a key of its own",
+    };
+  }
+  if (known && sameRequest(known, request)) {
+    if (known.record.state === 'skipped' && known.record.reason === 'past_due') {
+      return { outcome: 'past_due', message: 'this start was already recorded as past due' };
+    }
+    return duplicate(known);
+  }
+  if (!timed && known && !waiting(known)) {
+    return {
+      outcome: 'key_conflict',
+      message: `this key's start is ${known.record.state}, for another request: give a new start a key of its own, or an \`at\` to start it again then`,
+    };
+  }
+  if (await store.isSuppressed({ location: start.location, phone: start.phone })) {
+    return { outcome: 'opted_out', message: 'the phone opted out (STOP)' };
+  }
+  if (start.busyWith !== undefined) {
+    return {
+      outcome: 'active_conversation',
+      activeBot: start.busyWith,
+      message: `the phone has an active conversation with bot '${start.busyWith}'`,
     };
   }
   const record = {
@@ -83,89 +125,45 @@ export async function scheduleStart(
     bot: start.bot,
     input: start.input,
     timeZone: start.timeZone,
+    request,
     ...(start.deliveryWindow !== undefined && { window: start.deliveryWindow }),
   };
+  const when = sendTimeOf(spec, input, now);
   if ('skip' in when) {
-    await store.upsertRecipients(meta, 1, [
+    // Only past_due here: a bad date was answered above, before anything was read.
+    await store.upsertRecipients(meta, meta.generation, [
       { row, record: { ...record, state: 'skipped', reason: when.skip, due: now } },
     ]);
-    return { outcome: when.skip, message: when.message };
+    return { outcome: 'past_due', message: when.message };
   }
-  if (known && sameStart(known, record, when.at)) {
-    return { outcome: 'duplicate', at: known.record.due ?? when.at, state: known.record.state };
-  }
-  await store.upsertRecipients(meta, 1, [
+  const written = await store.upsertRecipients(meta, meta.generation, [
     { row, record: { ...record, state: 'scheduled', due: when.at } },
   ]);
-  return { outcome: known ? 'rescheduled' : 'scheduled', at: when.at, state: 'scheduled' };
+  if (written.optedOut > 0) return { outcome: 'opted_out', message: 'the phone opted out (STOP)' };
+  if (written.unchanged > 0) {
+    // The same request, written meanwhile by a concurrent call: answer what it became.
+    const again = (await store.findRecipient(meta, row))?.entry;
+    if (again) return duplicate(again);
+  }
+  return {
+    outcome: known ? 'rescheduled' : 'scheduled',
+    at: when.at,
+    state: 'scheduled',
+    revision: known ? known.record.revision + 1 : 0,
+  };
 }
 
-/**
- * Cancels a keyed start that has not fired: it becomes skipped, `cancelled`. Answers what it
- * found: `cancelled`, `not_found`, or the state it had gone on to (`started`, `skipped`).
- */
-export async function cancelScheduledStart(
-  store: Store,
-  location: string,
-  key: string,
-  now: number,
-): Promise<{ outcome: 'cancelled' | 'not_found' | 'started' | 'skipped' | 'failed' }> {
-  const meta = await store.getCampaign({ location, name: apiCampaignName });
-  const found = meta && (await store.findRecipient(meta, apiRow(key)));
-  if (!found) return { outcome: 'not_found' };
-  const { state: was, revision } = found.entry.record;
-  if (was !== 'scheduled' && was !== 'held') return { outcome: was };
-  const fired = await store.fireRecipients(
-    found.chunk,
-    [{ row: found.entry.row, revision, action: 'skip', reason: 'cancelled' }],
-    now,
-  );
-  if (fired.state === 'active' && fired.outcomes[0] === 'skipped') return { outcome: 'cancelled' };
-  // It fired meanwhile: read what it became.
-  const again = await store.findRecipient(meta, found.entry.row);
-  const state = again?.entry.record.state ?? 'started';
-  return { outcome: state === 'scheduled' || state === 'held' ? 'not_found' : state };
-}
+const waiting = (entry: RecipientEntry) =>
+  entry.record.state === 'scheduled' || entry.record.state === 'held';
 
-/** The same request as the one recorded: same bot, input and time. */
-function sameStart(
-  known: RecipientEntry,
-  record: { bot: string; input: unknown },
-  at: number,
-): boolean {
-  return (
-    known.record.bot === record.bot &&
-    known.record.due === at &&
-    storableJson(known.record.input ?? {}) === storableJson(record.input ?? {})
-  );
-}
+/** The same request as the one recorded (a record without its request hash is not). */
+const sameRequest = (known: RecipientEntry, request: string) => known.record.request === request;
 
-/** The location's API campaign, made on first use. */
-async function apiCampaign(
-  store: Store,
-  location: string,
-  ratePerSecond: number,
-  now: number,
-): Promise<CampaignMeta> {
-  const ref: CampaignRef = { location, name: apiCampaignName };
-  const known = await store.getCampaign(ref);
-  if (known && known.ratePerSecond === ratePerSecond) return known;
-  const meta: CampaignMeta = known
-    ? { ...known, ratePerSecond, updatedAt: now }
-    : {
-        v: 1,
-        ...ref,
-        bot: '',
-        status: 'active',
-        schedule: { at: 'each start its own' },
-        ratePerSecond,
-        timeZone: 'UTC',
-        late: { kind: 'sendIfWithin', ms: 15 * 60_000 },
-        chunks: apiChunks,
-        generation: 1,
-        createdAt: now,
-        updatedAt: now,
-      };
-  await store.saveCampaign(meta);
-  return meta;
+function duplicate(known: RecipientEntry): ScheduleAnswer {
+  return {
+    outcome: 'duplicate',
+    at: known.record.due ?? 0,
+    state: known.record.state,
+    revision: known.record.revision,
+  };
 }

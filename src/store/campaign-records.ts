@@ -76,6 +76,12 @@ export interface RecipientRecord {
   bot?: string;
   /** Its own delivery window (`09:00-19:00`), when it is not the campaign's. */
   window?: string;
+  /**
+   * What an API start was asked (a hash of its bot, input, time and window): a retry of the
+   * same request is told from a new one whatever became of the start, and a new one with the
+   * same time and input (another bot) is still a change.
+   */
+  request?: string;
   /** The import that last named it. */
   generation: number;
   /** Bumped by every reschedule: its start event's id carries it, so each schedule starts once. */

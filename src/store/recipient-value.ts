@@ -3,7 +3,7 @@ import { storableJson } from './storable-json.ts';
 
 /**
  * A recipient record as both drivers keep it: a small header (`{"s":state,"r":reason,"d":due,
- * "l":line,"z":time zone,"p":phone,"b":bot,"w":window,"g":generation,"v":revision}`), a line break, then the bot's input as
+ * "l":line,"z":time zone,"p":phone,"b":bot,"w":window,"f":request,"g":generation,"v":revision}`), a line break, then the bot's input as
  * its own JSON. The Lua scripts decode and rewrite the header only: the input is never
  * re-encoded by Redis's JSON library, which would turn `[]` into `{}` and round numbers past 14
  * digits.
@@ -21,6 +21,7 @@ export function encodeRecipient(record: RecipientRecord): string {
   if (record.phone !== undefined) header.p = record.phone;
   if (record.bot !== undefined) header.b = record.bot;
   if (record.window !== undefined) header.w = record.window;
+  if (record.request !== undefined) header.f = record.request;
   return `${storableJson(header)}\n${record.input === undefined ? '' : storableJson(record.input)}`;
 }
 
@@ -36,6 +37,7 @@ export function decodeRecipient(value: string): RecipientRecord {
     p?: string;
     b?: string;
     w?: string;
+    f?: string;
     g: number;
     v: number;
   };
@@ -51,6 +53,7 @@ export function decodeRecipient(value: string): RecipientRecord {
     ...(header.p !== undefined && { phone: header.p }),
     ...(header.b !== undefined && { bot: header.b }),
     ...(header.w !== undefined && { window: header.w }),
+    ...(header.f !== undefined && { request: header.f }),
     ...(input !== '' && { input: JSON.parse(input) as unknown }),
   };
 }

@@ -117,6 +117,7 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
         if (
           old &&
           old.due === given.due &&
+          old.request === given.request &&
           storableJson(old.input ?? null) === storableJson(given.input ?? null) &&
           (phone !== undefined || old.reason === given.reason)
         ) {

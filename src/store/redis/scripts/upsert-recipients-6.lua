@@ -37,8 +37,9 @@ for i = 6, #ARGV, 3 do
   end
   -- The same time and input: whatever became of it stands (a time that has just passed does not
   -- skip a recipient about to start). A row without a phone is known by its line: its reason too.
+  -- An API start is also known by its request (`f`): another bot at the same time is a change.
   local phone = header.p or string.match(row, '^%d+$')
-  if oldHeader and oldHeader.d == header.d and oldInput == input and
+  if oldHeader and oldHeader.d == header.d and oldInput == input and oldHeader.f == header.f and
       (phone or oldHeader.r == header.r) then
     unchanged = unchanged + 1
     oldHeader.g = generation
