@@ -7,7 +7,12 @@ import { parseDuration } from '../bot/parse-duration.ts';
 import { errorCodes, ValidationError } from '../errors.ts';
 import type { Store } from '../store/store.ts';
 import type { ErrorsFile } from './errors-file.ts';
-import { type CampaignDefinition, type ImportOutcome, importCampaign } from './import-campaign.ts';
+import {
+  type CampaignDefinition,
+  type ImportOutcome,
+  importCampaign,
+  refuseReimport,
+} from './import-campaign.ts';
 import { createImportSummary, type ImportSummary } from './import-summary.ts';
 import { type ExcludedRow, type Recipient, readRecipients } from './read-recipients.ts';
 import type { RecipientFileFormat } from './recipient-file-format.ts';
@@ -36,9 +41,13 @@ export const createCampaignRequestSchema = z
     fileName: z.string().optional(),
     dryRun: z.boolean().optional(),
   })
-  .refine((r) => !(r.at && r.relativeTo), { error: 'give at or relativeTo, not both' })
+  .refine((r) => !(r.at && r.relativeTo), {
+    error: 'give at or relativeTo, not both',
+    path: ['relativeTo'],
+  })
   .refine((r) => r.offset === undefined || r.relativeTo !== undefined, {
     error: 'offset goes with relativeTo (the column the offset counts from)',
+    path: ['offset'],
   });
 export type CreateCampaignRequest = z.infer<typeof createCampaignRequestSchema>;
 
@@ -89,16 +98,21 @@ export async function createCampaign(
       ? { relativeTo: request.relativeTo, offset: request.offset ?? '0m' }
       : { at: request.at }),
   };
-  const rows = readRecipients(source, {
-    format: request.format as RecipientFileFormat | undefined,
-    fileName: request.fileName,
-    phoneColumn: request.phoneColumn,
-    timeZoneColumn: request.timeZoneColumn,
-    defaultCountry: location.defaultCountry as CountryCode | undefined,
-    input: bot.input,
-    send,
-    now,
-  });
+  // Priming reads the header and checks the schedule (readRecipients does both on its first
+  // read): a bad window or a file without its phone column is refused before importCampaign
+  // saves the campaign, so a refused create leaves nothing behind.
+  const rows = await primed(
+    readRecipients(source, {
+      format: request.format as RecipientFileFormat | undefined,
+      fileName: request.fileName,
+      phoneColumn: request.phoneColumn,
+      timeZoneColumn: request.timeZoneColumn,
+      defaultCountry: location.defaultCountry as CountryCode | undefined,
+      input: bot.input,
+      send,
+      now,
+    }),
+  );
   const summary = createImportSummary();
   const tally = async function* (): AsyncGenerator<Recipient | ExcludedRow> {
     for await (const row of rows) {
@@ -108,6 +122,12 @@ export async function createCampaign(
     }
   };
   if (request.dryRun) {
+    // A dry run says what the import would refuse, too.
+    refuseReimport(
+      await deps.store.getCampaign({ location: location.name, name: request.name }),
+      request.name,
+      bot.id,
+    );
     for await (const batch of batches(tally(), 200)) {
       const suppressed = await Promise.all(
         batch.map((row) =>
@@ -205,4 +225,14 @@ async function* batches<T>(rows: AsyncIterable<T>, size: number): AsyncGenerator
     }
   }
   if (batch.length > 0) yield batch;
+}
+
+/** The rows, with the first one already read: whatever reading it throws is thrown here. */
+async function primed<T>(rows: AsyncGenerator<T>): Promise<AsyncGenerator<T>> {
+  const first = await rows.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* rows;
+  })();
 }

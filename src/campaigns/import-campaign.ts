@@ -47,18 +47,7 @@ export async function importCampaign(
   options: { now: number; expectedRows?: number; onRow?: (row: ImportRow) => void },
 ): Promise<ImportOutcome> {
   const known = await store.getCampaign(definition);
-  if (known && known.bot !== definition.bot) {
-    throw new CampaignError(
-      errorCodes.CAMPAIGN_CONFLICT,
-      `campaign '${definition.name}' runs bot '${known.bot}', not '${definition.bot}': use another name`,
-    );
-  }
-  if (known?.status === 'cancelled') {
-    throw new CampaignError(
-      errorCodes.CAMPAIGN_CONFLICT,
-      `campaign '${definition.name}' was cancelled: it never fires again (create one under another name)`,
-    );
-  }
+  refuseReimport(known, definition.name, definition.bot);
   const meta: CampaignMeta = {
     ...definition,
     v: 1,
@@ -102,6 +91,25 @@ export async function importCampaign(
   await flush();
   outcome.cancelled = await store.sweepRecipients(meta, meta.generation);
   return outcome;
+}
+
+/**
+ * Refuses to import under a name taken by another bot's campaign or by a cancelled one (409):
+ * the import's own check, and a dry run's.
+ */
+export function refuseReimport(known: CampaignMeta | null, name: string, bot: string): void {
+  if (known && known.bot !== bot) {
+    throw new CampaignError(
+      errorCodes.CAMPAIGN_CONFLICT,
+      `campaign '${name}' runs bot '${known.bot}', not '${bot}': use another name`,
+    );
+  }
+  if (known?.status === 'cancelled') {
+    throw new CampaignError(
+      errorCodes.CAMPAIGN_CONFLICT,
+      `campaign '${name}' was cancelled: it never fires again (create one under another name)`,
+    );
+  }
 }
 
 /**
