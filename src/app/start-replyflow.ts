@@ -172,6 +172,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         registry,
         limiterFor: createCampaignLimiters(opened?.redis, config.redisPrefix),
         quietUntil: (location, now) => compliance(location).quietUntil(now),
+        // A runner that dies leaves its chunks to the others after the same lease as its claims.
+        leaseMs: config.leaseMs,
       })
     : undefined;
   // A worker next to a sender hands it the outboxes its commits claim, and tells the scheduler
