@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import type { LocationConfig } from '../app/config.ts';
@@ -11,6 +10,8 @@ import { normalizePhone } from '../provider/normalize-phone.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
 import type { Store } from '../store/store.ts';
 import { requestLocation } from './request-location.ts';
+import { startByKey } from './start-by-key.ts';
+import { busyAnswer, optedOutAnswer } from './start-refusals.ts';
 
 /** What `POST /admin/conversations` and `replyflow conversations start` take. */
 export const startRequestSchema = z.object({
@@ -18,8 +19,23 @@ export const startRequestSchema = z.object({
   bot: z.string().min(1),
   phone: z.string().min(1),
   input: z.unknown().optional(),
-  /** Idempotency key: a second start with the same key (for the same phone) starts nothing new. */
+  /**
+   * Durable idempotency key (kept at least REPLYFLOW_RETENTION): the same request again starts
+   * nothing new, a new time reschedules, `DELETE /admin/conversations/scheduled/:key` cancels.
+   */
   key: z.string().min(1).max(200).optional(),
+  /** When to start: an ISO instant, or a wall time in `timeZone` (needs `key`). */
+  at: z.string().min(1).optional(),
+  /** `input.<field>` holding a date; the start is at that date moved by `offset` (needs `key`). */
+  relativeTo: z.string().min(1).optional(),
+  /** From `relativeTo`: `-24h`, `+30m` (a duration), `-1d`, `-2w` (calendar days in `timeZone`). */
+  offset: z.string().min(1).optional(),
+  /** Local hours the start may fire in, `09:00-19:00`; a time outside waits for the opening. */
+  deliveryWindow: z.string().min(1).optional(),
+  /** A time already past starts now when at most this late (`6h`); absent: skipped `past_due`. */
+  sendIfWithin: z.string().min(1).optional(),
+  /** IANA zone of wall times, days and the window; default the location's quiet hours' zone, or UTC. */
+  timeZone: z.string().min(1).optional(),
 });
 export type StartRequest = z.infer<typeof startRequestSchema>;
 
@@ -46,16 +62,32 @@ export type StartAnswer =
       };
     }
   | {
+      status: 202;
+      /** A scheduled start (`at`, `relativeTo` or `deliveryWindow`): its time, on the zone's clock. */
+      body: {
+        id: string;
+        location: string;
+        bot: string;
+        phone: string;
+        scheduled: true;
+        at: string;
+        state: string;
+        duplicate: boolean;
+        rescheduled: boolean;
+      };
+    }
+  | {
       status: 400 | 404 | 409;
       body: { error: string; field?: string; activeBot?: string; message?: string };
     };
 
 /**
  * Starts a bot's conversation with a phone, in production: checks the location, the bot, the
- * phone (normalised; masked in errors) and `input` (against the bot's `input` schema), applies
- * the bot's `startPolicy` when the phone has an active conversation, and is idempotent by `key`.
- * A phone that opted out gets `409 { error: 'opted_out' }`, logged: it is sent nothing until it
- * texts START.
+ * phone (normalised; masked in errors) and `input` (against the bot's `input` schema), and
+ * applies the bot's `startPolicy` when the phone has an active conversation. With a `key` the
+ * start is a record kept for its whole life (`startByKey`): now, or at `at` / `relativeTo`, a
+ * retry a duplicate, a new time a reschedule. A phone that opted out gets
+ * `409 { error: 'opted_out' }`, logged: it is sent nothing until it texts START.
  */
 export async function startWithPolicy(
   deps: StartDeps,
@@ -104,32 +136,26 @@ export async function startWithPolicy(
     }
     input = parsed.data;
   }
-  const key = { location: location.name, phone };
-  const id = request.key === undefined ? undefined : startId(location.name, phone, request.key);
-  const answer = (
-    policy: 'start' | 'replace' | 'queue',
-    startedId: string,
-    duplicate: boolean,
-  ): StartAnswer => ({
-    status: 202,
-    body: { id: startedId, location: location.name, bot: bot.id, phone, policy, duplicate },
-  });
-  // The same key again: the first start is waiting in the mailbox or was applied; nothing new.
-  // Checked before the opt-out: a retry of a start accepted before the STOP gets the answer the
-  // first request got (the caller's retry loop must see the same result, not a new refusal);
-  // the opt-out already ended that conversation, as its result shows.
-  if (id !== undefined) {
-    const eventId = `${id}:0`;
-    const [pending, applied] = await Promise.all([
-      deps.store.pendingEvents(key),
-      deps.store.listApplied(key),
-    ]);
-    const first = pending.find((event) => event.id === eventId) ?? undefined;
-    if (first || applied.includes(eventId)) {
-      const policy = first?.kind === 'start' && first.policy ? first.policy : 'start';
-      return answer(policy, id, true);
-    }
+  if (request.key === undefined && scheduleFields.some((field) => request[field] !== undefined)) {
+    return {
+      status: 400,
+      body: {
+        error:
+          'key: a scheduled start needs a key, to be found again (a retry, a new date, a cancel)',
+        field: 'key',
+      },
+    };
   }
+  if (request.key !== undefined) {
+    return startByKey(deps, {
+      location,
+      bot,
+      phone,
+      input,
+      request: { ...request, key: request.key },
+    });
+  }
+  const key = { location: location.name, phone };
   const [active, suppressed] = await Promise.all([
     deps.store.getConversation(key),
     deps.store.isSuppressed(key),
@@ -137,44 +163,30 @@ export async function startWithPolicy(
   // The suppression list is what the engine drops a start on (an imported opt-out has no
   // record). A STOP still waiting in the mailbox is seen once the webhook marked it; a start
   // accepted before is dropped by the engine, sending nothing.
-  if (suppressed) {
-    const masked = maskPhone(phone);
-    deps.logger.info(
-      { location: location.name, bot: bot.id, conversation: masked },
-      'admin start refused: the phone opted out',
-    );
-    return {
-      status: 409,
-      body: {
-        error: 'opted_out',
-        message: `phone ${masked} opted out (STOP): nothing is sent to it until the person texts START`,
-      },
-    };
-  }
+  const refused = { location: location.name, bot: bot.id, phone };
+  if (suppressed) return optedOutAnswer(deps.logger, refused);
   const policy = active?.status === 'active' ? (bot.startPolicy ?? 'skip') : 'start';
-  if (policy === 'skip') {
-    return {
-      status: 409,
-      body: {
-        error: `phone ${maskPhone(phone)} has an active conversation with bot '${active!.botId}' (bot '${bot.id}' has startPolicy 'skip')`,
-        activeBot: active!.botId,
-      },
-    };
-  }
-  const started = await startConversation(deps.store, {
+  if (policy === 'skip') return busyAnswer(refused, active!.botId);
+  const id = await startConversation(deps.store, {
     location: location.name,
     phone,
     botId: bot.id,
     input,
-    id,
     now: deps.now(),
     ...(policy !== 'start' && { policy }),
   });
-  return answer(policy, started, false);
+  return {
+    status: 202,
+    body: { id, location: location.name, bot: bot.id, phone, policy, duplicate: false },
+  };
 }
 
-/** The start's notification id for a key: scoped to the conversation, and of bounded length. */
-function startId(location: string, phone: string, key: string): string {
-  const hash = createHash('sha256').update(`${location}\u0000${phone}\u0000${key}`).digest('hex');
-  return `start:key:${hash.slice(0, 32)}`;
-}
+/** What makes a start a scheduled one, kept by its key. */
+const scheduleFields = [
+  'at',
+  'relativeTo',
+  'offset',
+  'deliveryWindow',
+  'sendIfWithin',
+  'timeZone',
+] as const;

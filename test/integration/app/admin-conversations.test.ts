@@ -137,7 +137,8 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
     expect(JSON.stringify(busyBody)).not.toContain('33612340001');
 
     const key = { location, phone: '33612340001' };
-    const applied = (await store.listApplied(key)).filter((id) => id.startsWith('start:'));
+    // A keyed start is a record of the API campaign: its start event is `campaign:…`.
+    const applied = (await store.listApplied(key)).filter((id) => /^(start|campaign):/.test(id));
     expect(applied).toEqual([`${firstBody.id}:0`]);
     expect(await store.pendingEvents(key)).toEqual([]);
     expect((await store.getConversation(key))?.status).toBe('active');
