@@ -132,7 +132,9 @@ export function createSender(options: SenderOptions) {
   const leaseMs = options.leaseMs ?? 30_000;
   const inDoubtGraceMs = options.inDoubtGraceMs ?? 30_000;
   const sendsInFlight = options.sendsInFlight ?? defaultSendsInFlight;
-  const window = createSendWindow(sendsInFlight);
+  // An eighth of the places (none below 8) are kept for answers: bot-initiated sends wait in
+  // them for their rate-limit slots, one batch at a time (answers first).
+  const window = createSendWindow(sendsInFlight, Math.floor(sendsInFlight / 8));
   const answers = createServiceAnswers({ clock, ping: gateway.ping?.bind(gateway) });
 
   const lanes = Math.max(options.lanes ?? 8, sendsInFlight);

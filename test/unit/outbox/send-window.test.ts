@@ -65,6 +65,32 @@ describe('createSendWindow', () => {
     expect(started).toEqual(['first', 'answer', 'bulk 1', 'bulk 2']);
   });
 
+  it('keeps places for answers that bot-initiated sends never hold', async () => {
+    const window = createSendWindow(4, 1);
+    const held = gate();
+    const started: string[] = [];
+    const run = (name: string, bulk: boolean) =>
+      window.run(
+        async () => {
+          started.push(name);
+          await held.promise;
+        },
+        { bulk },
+      );
+    const runs = [1, 2, 3, 4].map((i) => run(`bulk ${i}`, true));
+    await tick();
+    // Three bulk sends in flight, the fourth waits: the last place is an answer's.
+    expect(started).toEqual(['bulk 1', 'bulk 2', 'bulk 3']);
+    runs.push(run('answer', false));
+    await tick();
+    expect(started).toEqual(['bulk 1', 'bulk 2', 'bulk 3', 'answer']);
+    expect(window.inFlight).toBe(4);
+    held.open();
+    await Promise.all(runs);
+    expect(started).toHaveLength(5);
+    expect(window.inFlight).toBe(0);
+  });
+
   it('frees the place of a send that failed, and passes its error on', async () => {
     const window = createSendWindow(1);
     const failing = gate();
