@@ -16,7 +16,11 @@ export function registerResultsCommand(program: Command): void {
     .option('--format <format>', 'csv or json', 'csv')
     .option('--since <iso>', 'only conversations started at or after this time (ISO 8601)')
     .option('--location <name>', 'only this location')
-    .action(async (bot: string, options: { format: string; since?: string; location?: string }) => {
+    .option(
+      '--campaign <name>',
+      "only the conversations this campaign started (the columns campaign and row name each one's recipient)",
+    )
+    .action(async (bot: string, options: ResultsOptions) => {
       try {
         await printResults(bot, options);
       } catch (error) {
@@ -27,10 +31,14 @@ export function registerResultsCommand(program: Command): void {
     });
 }
 
-async function printResults(
-  bot: string,
-  options: { format: string; since?: string; location?: string },
-): Promise<void> {
+interface ResultsOptions {
+  format: string;
+  since?: string;
+  location?: string;
+  campaign?: string;
+}
+
+async function printResults(bot: string, options: ResultsOptions): Promise<void> {
   if (options.format !== 'csv' && options.format !== 'json') {
     throw new ConfigError(`--format must be csv or json, not '${options.format}'`);
   }
@@ -52,6 +60,7 @@ async function printResults(
       format: options.format as ResultFormat,
       ...(since !== undefined && { since }),
       ...(options.location !== undefined && { location: options.location }),
+      ...(options.campaign !== undefined && { campaign: options.campaign }),
     });
   } finally {
     await close();

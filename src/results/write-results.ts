@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import type { ConversationResult } from '../store/records.ts';
-import type { ResultQuery, Store } from '../store/store.ts';
-import { listResults } from './list-results.ts';
+import type { Store } from '../store/store.ts';
+import { listResults, type ResultsQuery } from './list-results.ts';
 
 export type ResultFormat = 'csv' | 'json';
 
@@ -16,13 +16,18 @@ const fixedColumns = [
   'startedAt',
   'endedAt',
   'endCode',
+  'campaign',
+  'row',
 ] as const;
 
 /**
  * Streams a bot's results to `out`: CSV (a header, the fixed columns then one column per
- * recorded field, in order of first appearance) or a JSON array. Times are ISO 8601 UTC.
- * CSV needs every field name before the first row, so it reads the results twice; JSON once.
- * Resolves to the number of results written.
+ * recorded field, in order of first appearance) or a JSON array. Times are ISO 8601 UTC. A run
+ * a campaign started carries it: `campaign` (its name) and `row` (the recipient's row key, its
+ * phone; an API start's key). A CSV cell starting with `=`, `+`, `-` or `@` is escaped, so that
+ * a spreadsheet shows what a person texted rather than runs it. CSV needs every field name
+ * before the first row, so it reads the results twice; JSON once. Resolves to the number of
+ * results written.
  *
  * @example
  * await writeResults(store, 'survey', process.stdout, { format: 'csv', since: Date.parse('2026-12-01') });
@@ -31,7 +36,7 @@ export async function writeResults(
   store: Pick<Store, 'listResults' | 'scanConversations'>,
   botId: string,
   out: Writable,
-  options: ResultQuery & { format: ResultFormat },
+  options: ResultsQuery & { format: ResultFormat },
 ): Promise<number> {
   const { format, ...query } = options;
   let count = 0;
@@ -55,7 +60,7 @@ export async function writeResults(
       }
     }
   }
-  out.write(stringify([[...fixedColumns, ...fields]]));
+  out.write(stringify([[...fixedColumns, ...fields]], { escape_formulas: true }));
   for await (const batch of listResults(store, botId, query)) {
     const rows = batch.map((result) => {
       const row = shown(result);
@@ -65,7 +70,7 @@ export async function writeResults(
       ];
     });
     count += rows.length;
-    out.write(stringify(rows));
+    out.write(stringify(rows, { escape_formulas: true }));
   }
   return count;
 }
@@ -80,6 +85,8 @@ function shown(result: ConversationResult) {
     startedAt: new Date(result.startedAt).toISOString(),
     endedAt: result.endedAt === undefined ? undefined : new Date(result.endedAt).toISOString(),
     endCode: result.endCode,
+    campaign: result.campaign?.name,
+    row: result.campaign?.row,
     fields: result.fields,
   };
 }
