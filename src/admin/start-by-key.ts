@@ -1,8 +1,6 @@
 import type { LocationConfig } from '../app/config.ts';
 import { parseDuration } from '../bot/parse-duration.ts';
-import { apiCampaignName, apiRow } from '../campaigns/api-campaign.ts';
 import { canonicalTimeZone } from '../campaigns/canonical-time-zone.ts';
-import { recipientStartId } from '../campaigns/decide-firing.ts';
 import { scheduleStart } from '../campaigns/schedule-start.ts';
 import type { PastPolicy } from '../campaigns/send-time.ts';
 import { toZonedIso } from '../campaigns/zoned-iso.ts';
@@ -86,11 +84,7 @@ export async function startByKey(deps: StartDeps, start: KeyedStart): Promise<St
     case 'rescheduled':
     case 'duplicate': {
       const common = {
-        id: recipientStartId(
-          { location: location.name, name: apiCampaignName },
-          apiRow(request.key),
-          answer.revision,
-        ),
+        id: answer.id,
         location: location.name,
         bot: bot.id,
         phone,

@@ -16,6 +16,7 @@ import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { createScheduler } from '../scheduler/create-scheduler.ts';
 import type { Store } from '../store/store.ts';
+import { defaultRetentionMs } from '../store/store-limits.ts';
 import type { AppConfig } from './config.ts';
 import { createCampaignLimiters } from './create-campaign-limiters.ts';
 import { createClientGateway } from './create-client-gateway.ts';
@@ -174,6 +175,11 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         quietUntil: (location, now) => compliance(location).quietUntil(now),
         // A runner that dies leaves its chunks to the others after the same lease as its claims.
         leaseMs: config.leaseMs,
+        // A keyed API start is remembered as long as the rest: REPLYFLOW_RETENTION.
+        pruneApiStarts: {
+          locations: config.locations.map((location) => location.name),
+          keepMs: config.retentionMs ?? defaultRetentionMs,
+        },
       })
     : undefined;
   // A worker next to a sender hands it the outboxes its commits claim, and tells the scheduler

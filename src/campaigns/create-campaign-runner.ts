@@ -7,6 +7,7 @@ import type { CampaignChunk, CampaignMeta } from '../store/campaign-records.ts';
 import type { Store } from '../store/store.ts';
 import { storeOutage } from '../store/store-outage.ts';
 import { decideFiring, toFiringDecision } from './decide-firing.ts';
+import { pruneApiStarts } from './prune-api-starts.ts';
 
 export interface CampaignRunnerOptions {
   store: Store;
@@ -23,6 +24,11 @@ export interface CampaignRunnerOptions {
   safetyMs?: number;
   /** Hears each recipient started, held or skipped (metrics). */
   onFired?(outcome: string): void;
+  /**
+   * Forgets the keyed API starts of these locations once they ended longer than `keepMs`
+   * (REPLYFLOW_RETENTION) ago, checked every `everyMs` (default an hour) of the clock.
+   */
+  pruneApiStarts?: { locations: readonly string[]; keepMs: number; everyMs?: number };
 }
 
 const none = Number.POSITIVE_INFINITY;
@@ -53,6 +59,8 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
   let safetyNext = 0;
   let stopListening: (() => void) | undefined;
   const inFlight = new Set<Promise<unknown>>();
+  let nextPruneAt = Number.NEGATIVE_INFINITY;
+  let pruning: Promise<void> | undefined;
 
   async function definition(chunk: CampaignChunk): Promise<CampaignMeta | null> {
     const id = campaignId(chunk);
@@ -141,6 +149,23 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
     }
   }
 
+  /** Prunes the API's ended starts when an hour (`everyMs`) went by since the last time. */
+  function pruneIfDue(): Promise<void> | undefined {
+    const prune = options.pruneApiStarts;
+    const now = clock.now();
+    if (!prune || pruning || now < nextPruneAt) return pruning;
+    nextPruneAt = now + (prune.everyMs ?? 3_600_000);
+    pruning = pruneApiStarts(store, prune.locations, now, prune.keepMs)
+      .then((count) => {
+        if (count > 0) logger.info({ count }, 'forgot the keyed API starts past the retention');
+      })
+      .catch((error: unknown) => outage.failed(logger, error, 'campaign runner'))
+      .finally(() => {
+        pruning = undefined;
+      });
+    return pruning;
+  }
+
   function track<T>(work: Promise<T>): void {
     inFlight.add(work);
     void work.finally(() => inFlight.delete(work));
@@ -165,6 +190,8 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
       if (due[p]! <= now && !busy.has(p)) track(runPartition(p));
     }
     track(safetyRead().finally(schedule));
+    const pruned = pruneIfDue();
+    if (pruned) track(pruned);
   }
 
   function schedule(): void {
@@ -208,6 +235,7 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
         // A partition the runner is going through is run once more after it: what came due
         // since that run began starts too.
         await Promise.all(Array.from({ length: store.partitions }, (_, p) => runPartition(p)));
+        await pruneIfDue();
       } finally {
         running = wasRunning;
       }

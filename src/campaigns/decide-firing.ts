@@ -54,9 +54,18 @@ export function decideFiring(
   return decisions.sort((a, b) => (a.entry.record.due ?? 0) - (b.entry.record.due ?? 0));
 }
 
-/** The start id of a recipient at a revision: its start event's is this, then `:0`. */
-export const recipientStartId = (ref: CampaignRef, row: string, revision: number) =>
-  `campaign:${ref.location}:${ref.name}:${row}:${revision}`;
+/**
+ * The start id of a recipient at a revision (its start event's is this, then `:0`); an API
+ * start's row carries the time its record was made (`since`), unique across prunes.
+ */
+export const recipientStartId = (
+  ref: CampaignRef,
+  entry: { row: string; record: Pick<RecipientEntry['record'], 'revision' | 'since'> },
+) => {
+  const { row, record } = entry;
+  const made = record.since === undefined ? '' : `.${record.since.toString(36)}`;
+  return `campaign:${ref.location}:${ref.name}:${row}${made}:${record.revision}`;
+};
 
 /** The start event of a recipient that fires: its id names the campaign, the row and the revision. */
 export function startEventOf(
@@ -66,7 +75,7 @@ export function startEventOf(
   now: number,
   policy: 'replace' | 'queue' | undefined,
 ): string {
-  const id = `${recipientStartId(meta, entry.row, entry.record.revision)}:0`;
+  const id = `${recipientStartId(meta, entry)}:0`;
   return storableJson({
     v: 1,
     id,

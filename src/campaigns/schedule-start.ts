@@ -1,6 +1,7 @@
-import type { RecipientEntry, RecipientState } from '../store/campaign-records.ts';
+import type { CampaignRef, RecipientEntry, RecipientState } from '../store/campaign-records.ts';
 import type { Store } from '../store/store.ts';
 import { apiCampaign, apiRow } from './api-campaign.ts';
+import { recipientStartId } from './decide-firing.ts';
 import { checkSendTimeSpec, type PastPolicy, type SendTimeSpec, sendTimeOf } from './send-time.ts';
 import { startRequestHash } from './start-request-hash.ts';
 
@@ -39,6 +40,8 @@ export type ScheduleAnswer =
       state: RecipientState;
       /** The record's revision: its start event's id carries it. */
       revision: number;
+      /** Its start's id (`recipientStartId`): the start event's is this, then `:0`. */
+      id: string;
     }
   | { outcome: 'past_due' | 'key_conflict' | 'opted_out'; message: string }
   | { outcome: 'bad_date'; message: string; field: string }
@@ -102,7 +105,7 @@ export async function scheduleStart(
     if (known.record.state === 'skipped' && known.record.reason === 'past_due') {
       return { outcome: 'past_due', message: 'this start was already recorded as past due' };
     }
-    return duplicate(known);
+    return duplicate(meta, known);
   }
   if (!timed && known && !waiting(known)) {
     return {
@@ -126,6 +129,7 @@ export async function scheduleStart(
     input: start.input,
     timeZone: start.timeZone,
     request,
+    since: known?.record.since ?? now,
     ...(start.deliveryWindow !== undefined && { window: start.deliveryWindow }),
   };
   const when = sendTimeOf(spec, input, now);
@@ -143,13 +147,15 @@ export async function scheduleStart(
   if (written.unchanged > 0) {
     // The same request, written meanwhile by a concurrent call: answer what it became.
     const again = (await store.findRecipient(meta, row))?.entry;
-    if (again) return duplicate(again);
+    if (again) return duplicate(meta, again);
   }
+  const revision = known ? known.record.revision + 1 : 0;
   return {
     outcome: known ? 'rescheduled' : 'scheduled',
     at: when.at,
     state: 'scheduled',
-    revision: known ? known.record.revision + 1 : 0,
+    revision,
+    id: recipientStartId(meta, { row, record: { revision, since: record.since } }),
   };
 }
 
@@ -159,11 +165,12 @@ const waiting = (entry: RecipientEntry) =>
 /** The same request as the one recorded (a record without its request hash is not). */
 const sameRequest = (known: RecipientEntry, request: string) => known.record.request === request;
 
-function duplicate(known: RecipientEntry): ScheduleAnswer {
+function duplicate(meta: CampaignRef, known: RecipientEntry): ScheduleAnswer {
   return {
     outcome: 'duplicate',
     at: known.record.due ?? 0,
     state: known.record.state,
     revision: known.record.revision,
+    id: recipientStartId(meta, known),
   };
 }

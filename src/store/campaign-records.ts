@@ -82,6 +82,12 @@ export interface RecipientRecord {
    * same time and input (another bot) is still a change.
    */
   request?: string;
+  /**
+   * When an API start's record was made (kept through its reschedules): its start ids carry it,
+   * so a key asked again once its record was pruned never reuses an id (an event id, and the
+   * message ids made from it, are remembered longer than the record).
+   */
+  since?: number;
   /** The import that last named it. */
   generation: number;
   /** Bumped by every reschedule: its start event's id carries it, so each schedule starts once. */

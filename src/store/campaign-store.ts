@@ -53,6 +53,13 @@ export interface CampaignStore {
    * phone that it did not name go. Answers how many were cancelled.
    */
   sweepRecipients(meta: CampaignMeta, generation: number): Promise<number>;
+  /**
+   * Drops the campaign's recipients in `partition` that ended (started, skipped or failed) at a
+   * time (`due`) before `endedBefore`, with their counters; answers how many. Waiting ones
+   * (scheduled, held) stay whatever their time. The API's keyed starts are pruned so once they
+   * are older than the retention (a key is remembered that long, no longer).
+   */
+  pruneRecipients(meta: CampaignMeta, partition: number, endedBefore: number): Promise<number>;
   /** The campaign's recipients per state field (`scheduled`, `skipped:opted_out`…), summed over the partitions. */
   campaignCounts(ref: CampaignRef): Promise<Record<string, number>>;
   /**

@@ -3,7 +3,7 @@ import { storableJson } from './storable-json.ts';
 
 /**
  * A recipient record as both drivers keep it: a small header (`{"s":state,"r":reason,"d":due,
- * "l":line,"z":time zone,"p":phone,"b":bot,"w":window,"f":request,"g":generation,"v":revision}`), a line break, then the bot's input as
+ * "l":line,"z":time zone,"p":phone,"b":bot,"w":window,"f":request,"c":since,"g":generation,"v":revision}`), a line break, then the bot's input as
  * its own JSON. The Lua scripts decode and rewrite the header only: the input is never
  * re-encoded by Redis's JSON library, which would turn `[]` into `{}` and round numbers past 14
  * digits.
@@ -22,6 +22,7 @@ export function encodeRecipient(record: RecipientRecord): string {
   if (record.bot !== undefined) header.b = record.bot;
   if (record.window !== undefined) header.w = record.window;
   if (record.request !== undefined) header.f = record.request;
+  if (record.since !== undefined) header.c = record.since;
   return `${storableJson(header)}\n${record.input === undefined ? '' : storableJson(record.input)}`;
 }
 
@@ -38,6 +39,7 @@ export function decodeRecipient(value: string): RecipientRecord {
     b?: string;
     w?: string;
     f?: string;
+    c?: number;
     g: number;
     v: number;
   };
@@ -54,6 +56,7 @@ export function decodeRecipient(value: string): RecipientRecord {
     ...(header.b !== undefined && { bot: header.b }),
     ...(header.w !== undefined && { window: header.w }),
     ...(header.f !== undefined && { request: header.f }),
+    ...(header.c !== undefined && { since: header.c }),
     ...(input !== '' && { input: JSON.parse(input) as unknown }),
   };
 }

@@ -182,6 +182,21 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
       }
       return cancelled;
     },
+    async pruneRecipients(meta, partition, endedBefore) {
+      const id = campaignId(meta);
+      let pruned = 0;
+      for (const rows of partOf(id, partition).chunks.values()) {
+        for (const [row, value] of rows) {
+          const record = decodeRecipient(value);
+          if (record.state === 'scheduled' || record.state === 'held') continue;
+          if (record.due === undefined || record.due >= endedBefore) continue;
+          rows.delete(row);
+          move(id, partition, field(record), undefined);
+          pruned++;
+        }
+      }
+      return pruned;
+    },
     async findRecipient(meta, row) {
       const id = campaignId(meta);
       const chunk = chunkOf(row, state.partitions, meta.chunks);

@@ -139,6 +139,19 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
       }
       return cancelled;
     },
+    async pruneRecipients(meta, partition, endedBefore) {
+      const c = campaignKeys(meta, partition);
+      let pruned = 0;
+      // A few chunks per call, as a sweep: Redis is never held long.
+      for (let first = 0; first < meta.chunks; first += sweepChunksPerCall) {
+        const last = Math.min(meta.chunks, first + sweepChunksPerCall) - 1;
+        const count = await withStoreErrors('pruneRecipients', () =>
+          scripts.run('prune-recipients', [c.chunkPrefix, c.counters], [first, last, endedBefore]),
+        );
+        pruned += Number(count);
+      }
+      return pruned;
+    },
     async findRecipient(meta, row) {
       const chunk = chunkOf(row, partitions, meta.chunks);
       const values = await withStoreErrors('findRecipient', () =>

@@ -78,6 +78,7 @@ export type ScriptName =
   | 'push-dead-letter'
   | 'upsert-recipients'
   | 'sweep-recipients'
+  | 'prune-recipients'
   | 'claim-due-chunks'
   | 'fire-recipients'
   | 'settle-chunk'

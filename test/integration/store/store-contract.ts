@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { Store } from '../../../src/store/store.ts';
 import { answersFirstContract } from './contract/answers-first-contract.ts';
+import { apiStartContract } from './contract/api-start-contract.ts';
 import { campaignContract } from './contract/campaign-contract.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
@@ -60,5 +61,6 @@ export function describeStoreContract(
     resultContract(store);
     monitoringContract(store);
     campaignContract(store);
+    apiStartContract(store);
   });
 }

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
-import { getApiCampaign } from '../../../src/campaigns/api-campaign.ts';
+import { apiRow, getApiCampaign } from '../../../src/campaigns/api-campaign.ts';
 import { cancelScheduledStart } from '../../../src/campaigns/cancel-scheduled-start.ts';
 import { createCampaignRunner } from '../../../src/campaigns/create-campaign-runner.ts';
 import { type ScheduledStart, scheduleStart } from '../../../src/campaigns/schedule-start.ts';
@@ -15,7 +15,7 @@ const hour = 3_600_000;
 const day = 24 * hour;
 const phone = '33612345678';
 
-function setup() {
+function setup(keepMs?: number) {
   const store = createMemoryStore({});
   const clock = createManualClock(t0);
   const runner = createCampaignRunner({
@@ -24,6 +24,7 @@ function setup() {
     logger: pino({ level: 'silent' }),
     registry: createBotRegistry([]),
     limiterFor: () => createMemorySendLimiter(1_000),
+    ...(keepMs !== undefined && { pruneApiStarts: { locations: ['paris'], keepMs } }),
   });
   const start = (overrides: Partial<ScheduledStart> = {}) =>
     scheduleStart(
@@ -170,5 +171,26 @@ describe('scheduleStart: a keyed start is one record for its whole life', () => 
       outcome: 'started',
     });
     expect(await counts()).toEqual({ started: 1, 'skipped:cancelled': 1 });
+  });
+
+  it('is remembered the retention after its time, then forgotten; a start still waiting is kept', async () => {
+    const { store, clock, runner, start, counts } = setup(7 * day);
+    await start();
+    await start({ key: 'b-2', phone: '33612345679', at: '2027-04-01T08:00:00Z' });
+    await moveAndTick(t0 + day);
+    // The retention (7 days here) and the 15 minutes a start may fire late.
+    await moveAndTick(t0 + 8 * day + 14 * 60_000);
+    expect(await start()).toMatchObject({ outcome: 'duplicate', state: 'started' });
+    // The runner prunes once an hour of its clock.
+    await moveAndTick(t0 + 8 * day + 75 * 60_000);
+    const meta = (await getApiCampaign(store, 'paris'))!;
+    expect(await store.findRecipient(meta, apiRow('booking-1'))).toBeNull();
+    expect(await counts()).toEqual({ scheduled: 1 });
+    expect((await store.findRecipient(meta, apiRow('b-2')))?.entry.record.state).toBe('scheduled');
+
+    async function moveAndTick(at: number) {
+      clock.set(at);
+      await runner.tick();
+    }
   });
 });
