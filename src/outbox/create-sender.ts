@@ -136,6 +136,12 @@ export function createSender(options: SenderOptions) {
   // them for their rate-limit slots, one batch at a time (answers first).
   const window = createSendWindow(sendsInFlight, Math.floor(sendsInFlight / 8));
   const answers = createServiceAnswers({ clock, ping: gateway.ping?.bind(gateway) });
+  /**
+   * Until when a message may be retried: the send deadline counted from when it could first go
+   * (its quiet-hours hold's end), not from when it was queued: a night's wait spends none of it.
+   */
+  const deadlineOf = (message: OutboundMessage) =>
+    Math.max(message.queuedAt, message.holdUntil ?? 0) + sendDeadlineMs;
 
   const lanes = Math.max(options.lanes ?? 8, sendsInFlight);
   // Answers first: on top of the lanes, an eighth as many (at least 2) never wait with
@@ -325,8 +331,8 @@ export function createSender(options: SenderOptions) {
     if (since === undefined) return undefined;
     const from = answers.graceFrom(message.location, since);
     const ends = from === undefined ? undefined : from + inDoubtGraceMs;
-    const deadline = message.queuedAt + sendDeadlineMs;
-    if (ends === undefined && now > deadline) {
+    const deadline = deadlineOf(message);
+    if (ends === undefined && now > deadline && answers.silent(message.location)) {
       // Sending again could only duplicate it, into a service that still does not answer.
       options.onSend?.('failed');
       return giveUp(
@@ -427,7 +433,7 @@ export function createSender(options: SenderOptions) {
       failure.kind === 'transient' &&
       failure.mayHaveBeenSent &&
       inDoubtGraceMs > 0 &&
-      now <= message.queuedAt + sendDeadlineMs
+      now <= deadlineOf(message)
     ) {
       // The service may have accepted it (a 5xx, a time-out): a send in doubt, as after a
       // takeover. Its status, if it was sent, has the grace to arrive, counted from the
@@ -445,7 +451,7 @@ export function createSender(options: SenderOptions) {
         inDoubtUntil: until,
       });
     }
-    if (failure.kind === 'transient' && now + delay <= message.queuedAt + sendDeadlineMs) {
+    if (failure.kind === 'transient' && now + delay <= deadlineOf(message)) {
       log.warn(
         { outbox: message.id, attempts, delayMs: Math.round(delay), reason: failure.reason },
         'send failed; will retry',

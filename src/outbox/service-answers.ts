@@ -8,6 +8,8 @@ interface LocationAnswers {
   lastAnswerAt: number;
   /** Since when the service has answered every request, or undefined while it does not answer. */
   answeringSince: number | undefined;
+  /** The latest time a request (or a ping) of this process had no answer, or -Infinity. */
+  lastSilenceAt: number;
   pinging: boolean;
   lastPingAt: number;
 }
@@ -34,6 +36,7 @@ export function createServiceAnswers(options: {
       state = {
         lastAnswerAt: Number.NEGATIVE_INFINITY,
         answeringSince: undefined,
+        lastSilenceAt: Number.NEGATIVE_INFINITY,
         pinging: false,
         lastPingAt: Number.NEGATIVE_INFINITY,
       };
@@ -47,8 +50,10 @@ export function createServiceAnswers(options: {
     state.lastAnswerAt = Math.max(state.lastAnswerAt, at);
     state.answeringSince ??= at;
   };
-  const unanswered = (location: string) => {
-    stateOf(location).answeringSince = undefined;
+  const unanswered = (location: string, at = clock.now()) => {
+    const state = stateOf(location);
+    state.answeringSince = undefined;
+    state.lastSilenceAt = Math.max(state.lastSilenceAt, at);
   };
 
   const ping = (location: string) => {
@@ -80,6 +85,14 @@ export function createServiceAnswers(options: {
     heard(location: string, error?: unknown) {
       if (error === undefined || answeredAnyway(error)) answered(location);
       else if (unansweredBy(error)) unanswered(location);
+    },
+    /**
+     * Whether this process saw the service fail to answer after its last answer: a process that
+     * has not asked yet (one just started) does not know, and must not give a message up for it.
+     */
+    silent(location: string): boolean {
+      const state = stateOf(location);
+      return state.answeringSince === undefined && state.lastSilenceAt > state.lastAnswerAt;
     },
     /**
      * The time from which the grace of a doubt that began at `since` counts: `since` itself when
