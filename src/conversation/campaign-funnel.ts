@@ -1,4 +1,4 @@
-import type { ConversationRecord, MailboxEvent } from '../store/records.ts';
+import type { ConversationRecord, MailboxEvent, MessageRecord } from '../store/records.ts';
 import type { CounterChange, StepCommit } from '../store/store.ts';
 
 /** The counters name of a campaign's funnel (`readCounters`). */
@@ -35,6 +35,7 @@ export function countFunnel(
   event: MailboxEvent,
   before: ConversationRecord | null,
   commit: StepCommit,
+  message: Pick<MessageRecord, 'runId'> | null = null,
 ): void {
   const after = commit.record ?? before;
   const campaign = after?.campaign;
@@ -47,7 +48,8 @@ export function countFunnel(
     stages.push(stage);
   };
   const sameRun = before?.runId === after.runId;
-  if (event.kind === 'status' && event.runId === after.runId) {
+  // A service's status names its run through the message it is about (a send failure, in itself).
+  if (event.kind === 'status' && (message?.runId ?? event.runId) === after.runId) {
     if (event.status === 'sent' || event.status === 'delivered') see('s', 'sent');
     if (event.status === 'delivered') see('d', 'delivered');
   }

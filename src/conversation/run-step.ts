@@ -73,7 +73,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
   const step = startQueued(runOneStep(input), (event, record) =>
     runOneStep({ ...input, event, record, message: null }),
   );
-  countFunnel(input.event, input.record, step.commit);
+  countFunnel(input.event, input.record, step.commit, input.message);
   return step;
 }
 

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
+import { runStep } from '../../../src/conversation/run-step.ts';
+import type {
+  ConversationRecord,
+  MailboxEvent,
+  MessageRecord,
+} from '../../../src/store/records.ts';
+import echo from '../../fixtures/bots/echo-bot.ts';
+
+const registry = createBotRegistry([{ bot: echo, file: 'echo.ts' }]);
+const phone = '33612345678';
+const base = { v: 1 as const, location: 'paris', phone, receivedAt: 1_000 };
+const start: MailboxEvent = {
+  ...base,
+  id: 'campaign:spring:1',
+  kind: 'start',
+  botId: 'echo',
+  input: {},
+  campaign: { name: 'spring', row: phone, chunk: 0, revision: 0 },
+};
+/** An `sms.status` as the webhook stores it: the run is known from the message it is about. */
+const status = (id: string, value: 'sent' | 'delivered'): MailboxEvent => ({
+  ...base,
+  id,
+  kind: 'status',
+  smsId: 'sms-1',
+  status: value,
+  statusReason: value === 'delivered' ? 'DELIVRD' : '',
+});
+
+function step(
+  event: MailboxEvent,
+  record: ConversationRecord | null,
+  message: MessageRecord | null,
+) {
+  return runStep({ event, record, message, registry, now: 1_000, newRunId: () => 'run-1' });
+}
+
+describe('the campaign funnel', () => {
+  it('counts a started run’s message sent and delivered from the service’s statuses, once each', () => {
+    const started = step(start, null, null).commit.record!;
+    expect(started.campaign).toMatchObject({ name: 'spring', row: phone });
+    const message: MessageRecord = {
+      ...base,
+      smsId: 'sms-1',
+      status: 'sent',
+      statusReason: '',
+      runId: 'run-1',
+    };
+    const sent = step(status('n1', 'sent'), started, message).commit;
+    expect(sent.counters).toEqual([{ name: 'funnel:paris:spring', field: 'sent', by: 1 }]);
+    const delivered = step(status('n2', 'delivered'), sent.record!, message).commit;
+    expect(delivered.counters).toEqual([
+      { name: 'funnel:paris:spring', field: 'delivered', by: 1 },
+    ]);
+    // The same status again (a redelivery under another id) counts nothing more.
+    expect(
+      step(status('n3', 'delivered'), delivered.record!, message).commit.counters,
+    ).toBeUndefined();
+  });
+
+  it('counts nothing for a status of another run’s message', () => {
+    const started = step(start, null, null).commit.record!;
+    const older: MessageRecord = {
+      ...base,
+      smsId: 'sms-0',
+      status: 'sent',
+      statusReason: '',
+      runId: 'run-0',
+    };
+    expect(step(status('n1', 'sent'), started, older).commit.counters ?? []).toEqual([]);
+  });
+});
