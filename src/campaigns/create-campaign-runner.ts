@@ -8,6 +8,7 @@ import type { Store } from '../store/store.ts';
 import { storeOutage } from '../store/store-outage.ts';
 import { decideFiring, toFiringDecision } from './decide-firing.ts';
 import { pruneApiStarts } from './prune-api-starts.ts';
+import { pruneFinishedCampaigns } from './prune-finished-campaigns.ts';
 
 export interface CampaignRunnerOptions {
   store: Store;
@@ -136,7 +137,7 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
             try {
               await runChunk(chunk);
             } finally {
-              await store.settleChunk(chunk);
+              await store.settleChunk(chunk, (await definition(chunk))?.chunks ?? 0);
             }
           }),
         );
@@ -156,8 +157,12 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
     if (!prune || pruning || now < nextPruneAt) return pruning;
     nextPruneAt = now + (prune.everyMs ?? 3_600_000);
     pruning = pruneApiStarts(store, prune.locations, now, prune.keepMs)
-      .then((count) => {
+      .then(async (count) => {
         if (count > 0) logger.info({ count }, 'forgot the keyed API starts past the retention');
+        const campaigns = await pruneFinishedCampaigns(store, now, prune.keepMs);
+        if (campaigns > 0) {
+          logger.info({ count: campaigns }, 'forgot finished campaigns past the retention');
+        }
       })
       .catch((error: unknown) => outage.failed(logger, error, 'campaign runner'))
       .finally(() => {

@@ -32,6 +32,8 @@ export interface CampaignStore {
   getCampaign(ref: CampaignRef): Promise<CampaignMeta | null>;
   /** The campaigns of a location (all locations' when absent), by name. */
   listCampaigns(location?: string): Promise<CampaignMeta[]>;
+  /** Forgets a campaign's definition (its recipients' keys expire on their own once none waits). */
+  deleteCampaign(ref: CampaignRef): Promise<void>;
   /**
    * Sets a campaign's state in every partition: `paused` and `cancelled` fire nothing more from
    * the moment each partition's call returns; `active` puts it back in the due index. The
@@ -96,8 +98,12 @@ export interface CampaignStore {
     decisions: readonly FiringDecision[],
     now: number,
   ): Promise<{ state: 'active'; outcomes: FiringOutcome[] } | { state: 'paused' | 'cancelled' }>;
-  /** Puts a claimed chunk back at its next due time; answers the campaign's next one in the partition. */
-  settleChunk(chunk: CampaignChunk): Promise<number | undefined>;
+  /**
+   * Puts a claimed chunk back at its next due time; answers the campaign's next one in the
+   * partition. When none of its recipients waits there any more, the campaign's keys there expire
+   * after the retention (`chunks`: the campaign's chunks per partition).
+   */
+  settleChunk(chunk: CampaignChunk, chunks: number): Promise<number | undefined>;
   /** Hears "a campaign's earliest recipient in `partition` moved to `dueAt`" from any process. */
   onCampaignDue(listener: (partition: number, dueAt: number) => void): () => void;
 

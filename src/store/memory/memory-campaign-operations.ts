@@ -79,6 +79,9 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
       byName.set(meta.name, storableJson(meta));
       definitions.set(meta.location, byName);
     },
+    async deleteCampaign(ref) {
+      definitions.get(ref.location)?.delete(ref.name);
+    },
     async getCampaign(ref) {
       const json = definitions.get(ref.location)?.get(ref.name);
       return json ? (JSON.parse(json) as CampaignMeta) : null;
@@ -297,7 +300,7 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
       if (announced) state.listeners.emit('inbox', chunk.partition);
       return { state: 'active', outcomes };
     },
-    async settleChunk(chunk) {
+    async settleChunk(chunk, _chunks) {
       const id = campaignId(chunk);
       settle(id, chunk.partition, chunk.chunk);
       return placeCampaign(id, chunk.partition);

@@ -45,6 +45,11 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
         redis.hset(keys.campaigns(meta.location), meta.name, storableJson(meta)),
       );
     },
+    async deleteCampaign(ref) {
+      await withStoreErrors('deleteCampaign', () =>
+        redis.hdel(keys.campaigns(ref.location), ref.name),
+      );
+    },
     async getCampaign(ref) {
       const json = await withStoreErrors('getCampaign', () =>
         redis.hget(keys.campaigns(ref.location), ref.name),
@@ -130,7 +135,14 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
               return scripts.run(
                 'sweep-recipients',
                 [c.chunkPrefix, c.chunks, c.counters, keys.partition(p).campaignDue, c.state],
-                [first, last, generation, campaignId(meta)],
+                [
+                  first,
+                  last,
+                  generation,
+                  campaignId(meta),
+                  meta.chunks,
+                  context.retention.conversationsMs,
+                ],
               ) as Promise<number[]>;
             }),
           ),
@@ -233,18 +245,19 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
       if (state === 'paused' || state === 'cancelled') return { state };
       return { state: 'active', outcomes: outcomes as FiringOutcome[] };
     },
-    async settleChunk(chunk) {
+    async settleChunk(chunk, chunks) {
       const c = campaignKeys(chunk, chunk.partition);
       const due = await withStoreErrors('settleChunk', () =>
         scripts.run(
           'settle-chunk',
           [
-            `${c.chunkPrefix}${chunk.chunk}`,
+            c.chunkPrefix,
             c.chunks,
             keys.partition(chunk.partition).campaignDue,
             c.state,
+            c.counters,
           ],
-          [campaignId(chunk), chunk.chunk],
+          [campaignId(chunk), chunk.chunk, chunks, context.retention.conversationsMs],
         ),
       );
       return due === '' || due === null ? undefined : Number(due);

@@ -302,6 +302,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
             })
           : '',
         step.unlessSuppressed ? '1' : '',
+        retention.conversationsMs,
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),

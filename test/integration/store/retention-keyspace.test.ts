@@ -8,6 +8,7 @@ import { durations } from '../../../src/bot/parse-duration.ts';
 import { record } from '../../../src/bot/record.ts';
 import { reply } from '../../../src/bot/reply.ts';
 import { createManualClock } from '../../../src/scheduler/create-manual-clock.ts';
+import type { CampaignMeta } from '../../../src/store/campaign-records.ts';
 import { mastersOf } from '../../support/cluster-keys.ts';
 import {
   location,
@@ -51,6 +52,12 @@ const GLOBAL_KEYS_WITHOUT_TTL: ReadonlyArray<{ name: string; pattern: RegExp }> 
   // Per partition: the message records made by statuses of unknown sms, by time (each record
   // has its own short TTL; the index is capped at storeLimits.unknownMessagesCap).
   { name: '{p<N>}:unknown-sms', pattern: /^\{p\d+\}:unknown-sms$/ },
+  // Per location: its campaigns' definitions, one field each (pruned after the retention once
+  // nothing of a campaign waits).
+  { name: 'campaigns:<location>', pattern: /^campaigns:[A-Za-z0-9_-]+$/ },
+  // Per partition: the campaigns with recipients waiting, at their earliest (a member goes when
+  // nothing of its campaign waits there).
+  { name: '{p<N>}:camp-due', pattern: /^\{p\d+\}:camp-due$/ },
   // Per location: the shared send schedule of its rate limit (next slot, paused until).
   { name: '{send:<location>}:…', pattern: /^\{send:[A-Za-z0-9_-]+\}:.+$/ },
 ];
@@ -75,6 +82,9 @@ const phones = {
   ghost: '33612347008',
   /** The control: answered once, left active in the middle of the survey. */
   control: '33612347009',
+  /** A campaign's recipients: started, sent to, and ended; the campaign has nothing left to do. */
+  campaignA: '33612347010',
+  campaignB: '33612347011',
 } as const;
 
 const survey = defineBot({
@@ -165,7 +175,17 @@ const fragile = defineBot({
   }),
 });
 
+/** One message, and the conversation ends: a campaign's that leaves nothing active. */
+const notice = defineBot({
+  id: 'retention-notice',
+  machine: setup({ types: { events: {} as BotEvent } }).createMachine({
+    initial: 'done',
+    states: { done: { type: 'final', entry: reply('Your appointment is tomorrow.') } },
+  }),
+});
+
 const registry = createBotRegistry([
+  { bot: notice, file: 'retention-notice.ts' },
   { bot: survey, file: 'retention-survey.ts' },
   { bot: nudge, file: 'retention-nudge.ts' },
   { bot: shortLived, file: 'retention-short.ts' },
@@ -283,6 +303,35 @@ describe.each(['redis', 'cluster'] as const)(
         'This offer has expired.',
       ]);
 
+      // A campaign of two, started, sent to, ended: nothing of it waits any more.
+      const campaign: CampaignMeta = {
+        v: 1,
+        location,
+        name: 'retention-march',
+        bot: 'retention-notice',
+        status: 'active',
+        schedule: { at: new Date(clock.now()).toISOString() },
+        ratePerSecond: 100,
+        timeZone: 'UTC',
+        late: { kind: 'skip' },
+        chunks: 2,
+        generation: 1,
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      };
+      await run.store.saveCampaign(campaign);
+      await run.store.upsertRecipients(
+        campaign,
+        1,
+        [phones.campaignA, phones.campaignB].map((phone, i) => ({
+          row: phone,
+          record: { state: 'scheduled' as const, due: clock.now(), line: i + 2, input: {} },
+        })),
+      );
+      await run.app.fireDueCampaigns!();
+      await run.waitForBodies(phones.campaignA, 1);
+      await run.waitForBodies(phones.campaignB, 1);
+
       // Every conversation but the control has ended, each the way this run meant.
       const ended = {
         final: { status: 'done', endedReason: 'final' },
@@ -291,6 +340,8 @@ describe.each(['redis', 'cluster'] as const)(
         expiry: { status: 'done', endedReason: 'expired' },
         errored: { status: 'errored', endedReason: 'BOT_THREW' },
         failedSend: { status: 'done', endedReason: 'invalid_phone_number' },
+        campaignA: { status: 'done', endedReason: 'final' },
+        campaignB: { status: 'done', endedReason: 'final' },
       } as const;
       for (const [name, want] of Object.entries(ended)) {
         const phone = phones[name as keyof typeof ended];

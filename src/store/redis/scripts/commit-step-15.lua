@@ -59,6 +59,7 @@
         only when it is still 'started' at that revision)
     +13 '1' when the step starts a conversation: refused ('suppressed'), changing nothing, when
         the phone is on the suppression list (KEYS[10] exists)
+    +14 the counters' TTL (ms): they are kept for the retention from their last change
   Output:
     {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
@@ -82,6 +83,7 @@ local results, resultsTtl = ARGV[at + 8], ARGV[at + 9]
 local sendsNow = ARGV[at + 10] == '1'
 local counters, recipient = ARGV[at + 11], ARGV[at + 12]
 local unlessSuppressed = ARGV[at + 13] == '1'
+local countersTtl = tonumber(ARGV[at + 14])
 local now = tonumber(ARGV[6])
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -218,6 +220,8 @@ end
 if counters ~= '' then
   for _, change in ipairs(cjson.decode(counters)) do
     redis.call('HINCRBY', KEYS[14] .. change[1], change[2], change[3])
+    -- Kept for the retention from their last change: a finished campaign's funnel goes too.
+    redis.call('PEXPIRE', KEYS[14] .. change[1], countersTtl)
   end
 end
 if recipient ~= '' then

@@ -14,6 +14,8 @@
     ARGV[1] first chunk, ARGV[2] last chunk (inclusive)
     ARGV[3] generation: rows of a lower one are swept
     ARGV[4] campaign id
+    ARGV[5] the campaign's chunks per partition
+    ARGV[6] retention (ms): when none of its recipients waits any more, its keys here expire
   Output:
     {cancelled, removed}
 ]]
@@ -48,4 +50,5 @@ for chunk = tonumber(ARGV[1]), tonumber(ARGV[2]) do
   end
 end
 campaignDue(KEYS[4], KEYS[2], KEYS[5], ARGV[4])
+expireCampaignPart(KEYS[1], tonumber(ARGV[5]), KEYS[2], KEYS[5], KEYS[3], tonumber(ARGV[6]))
 return {cancelled, removed}

@@ -65,12 +65,18 @@ for i = 6, #ARGV, 3 do
     redis.call('HSET', key, row, recipientValue(header, input))
     if header.s == 'scheduled' and header.d then
       local due = tonumber(header.d)
+      -- Waiting again: the campaign's keys here no longer expire (settle-chunk set them to).
+      redis.call('PERSIST', key)
       redis.call('ZADD', KEYS[2], 'LT', due, chunk)
       if not campaignEarliest or due < campaignEarliest then
         campaignEarliest = due
       end
     end
   end
+end
+if campaignEarliest then
+  redis.call('PERSIST', KEYS[4])
+  redis.call('PERSIST', KEYS[6])
 end
 local state = redis.call('GET', KEYS[6])
 if campaignEarliest and (not state or state == 'active') then

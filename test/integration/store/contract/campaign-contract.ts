@@ -65,6 +65,9 @@ export function campaignContract(store: () => Store): void {
         'paris/a',
         'paris/b',
       ]);
+      await store().deleteCampaign({ location, name: 'a' });
+      expect(await store().getCampaign({ location, name: 'a' })).toBeNull();
+      expect((await store().listCampaigns(location)).map((c) => c.name)).toEqual(['b']);
     });
 
     it('imports rows with their counters: added, unchanged, rescheduled, opted out, bad rows', async () => {
@@ -182,7 +185,7 @@ export function campaignContract(store: () => Store): void {
       );
       expect(again).toEqual({ state: 'active', outcomes: ['stale'] });
       expect(await store().pendingEvents({ location, phone: a })).toHaveLength(1);
-      expect(await store().settleChunk(chunk!)).toBe(t0 + 50_000);
+      expect(await store().settleChunk(chunk!, campaign.chunks)).toBe(t0 + 50_000);
       expect(await store().nextCampaignDue(partition)).toBe(t0 + 50_000);
       expect(await store().campaignCounts(campaign)).toEqual({
         scheduled: 1,
@@ -227,7 +230,7 @@ export function campaignContract(store: () => Store): void {
         reason: 'past_due' as const,
       };
       expect(await store().fireRecipients(chunk!, [decision], t0)).toEqual({ state: 'paused' });
-      expect(await store().settleChunk(chunk!)).toBeUndefined();
+      expect(await store().settleChunk(chunk!, campaign.chunks)).toBeUndefined();
       await store().setCampaignState(campaign, 'active');
       expect(await store().nextCampaignDue(partition)).toBe(t0);
       await store().setCampaignState(campaign, 'cancelled');

@@ -51,6 +51,19 @@ local function chunkEarliest(chunkKey)
   return earliest
 end
 
+-- A campaign's keys in a partition where none of its recipients waits any more expire after
+-- the retention (DESIGN §2.7); an import that brings more makes them persistent again.
+local function expireCampaignPart(chunkPrefix, chunks, chunksKey, stateKey, countersKey, retention)
+  if redis.call('ZCARD', chunksKey) > 0 then
+    return
+  end
+  for chunk = 0, chunks - 1 do
+    redis.call('PEXPIRE', chunkPrefix .. chunk, retention)
+  end
+  redis.call('PEXPIRE', stateKey, retention)
+  redis.call('PEXPIRE', countersKey, retention)
+end
+
 -- Puts a campaign in the partition's due set at the earliest of its chunks, or takes it out
 -- when none waits or the campaign does not fire (paused, cancelled). Answers its due time.
 local function campaignDue(dueKey, chunksKey, stateKey, campaign)
