@@ -47,6 +47,8 @@ export async function changeCampaignStatus(
     await store.saveCampaign(next);
   }
   const cancelled =
-    status === 'cancelled' ? await store.sweepRecipients(next, Number.MAX_SAFE_INTEGER) : 0;
+    status === 'cancelled'
+      ? await store.sweepRecipients(next, Number.MAX_SAFE_INTEGER, { keepRowsWithoutPhone: true })
+      : 0;
   return { meta: next, cancelled };
 }

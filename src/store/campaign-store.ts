@@ -52,9 +52,14 @@ export interface CampaignStore {
   /**
    * After the import `generation` (or for a cancel, with a generation above every import): the
    * recipients still waiting that it did not name become skipped, `cancelled`; rows without a
-   * phone that it did not name go. Answers how many were cancelled.
+   * phone that it did not name go, unless `keepRowsWithoutPhone` (a cancel: the bad rows stay
+   * counted, as the file had them). Answers how many were cancelled.
    */
-  sweepRecipients(meta: CampaignMeta, generation: number): Promise<number>;
+  sweepRecipients(
+    meta: CampaignMeta,
+    generation: number,
+    options?: { keepRowsWithoutPhone?: boolean },
+  ): Promise<number>;
   /**
    * Drops the campaign's recipients in `partition` that ended (started, skipped or failed) at a
    * time (`due`) before `endedBefore`, with their counters; answers how many. Waiting ones

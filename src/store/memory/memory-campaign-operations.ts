@@ -160,7 +160,7 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
       }
       return outcome;
     },
-    async sweepRecipients(meta, generation) {
+    async sweepRecipients(meta, generation, options = {}) {
       const id = campaignId(meta);
       let cancelled = 0;
       for (let p = 0; p < state.partitions; p++) {
@@ -170,6 +170,7 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
             const record = decodeRecipient(value);
             if (record.generation >= generation) continue;
             if (!isPhoneRow(row)) {
+              if (options.keepRowsWithoutPhone) continue;
               rows.delete(row);
               move(id, p, field(record), undefined);
             } else if (record.state === 'scheduled' || record.state === 'held') {

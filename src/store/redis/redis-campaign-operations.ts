@@ -124,7 +124,7 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
       }
       return outcome;
     },
-    async sweepRecipients(meta, generation) {
+    async sweepRecipients(meta, generation, options = {}) {
       let cancelled = 0;
       for (let first = 0; first < meta.chunks; first += sweepChunksPerCall) {
         const last = Math.min(meta.chunks, first + sweepChunksPerCall) - 1;
@@ -142,6 +142,7 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
                   campaignId(meta),
                   meta.chunks,
                   context.retention.conversationsMs,
+                  options.keepRowsWithoutPhone ? '1' : '0',
                 ],
               ) as Promise<number[]>;
             }),

@@ -16,10 +16,12 @@
     ARGV[4] campaign id
     ARGV[5] the campaign's chunks per partition
     ARGV[6] retention (ms): when none of its recipients waits any more, its keys here expire
+    ARGV[7] '1' for a cancel: the rows without a phone stay (the campaign's account of its file)
   Output:
     {cancelled, removed}
 ]]
 local generation = tonumber(ARGV[3])
+local keepUnnamed = ARGV[7] == '1'
 local cancelled, removed = 0, 0
 for chunk = tonumber(ARGV[1]), tonumber(ARGV[2]) do
   local key = KEYS[1] .. chunk
@@ -29,9 +31,11 @@ for chunk = tonumber(ARGV[1]), tonumber(ARGV[2]) do
     local header, input = recipientParts(fields[i + 1])
     if (header.g or 0) < generation then
       if not string.match(row, '^%d+$') then
-        redis.call('HDEL', key, row)
-        moveRecipientCount(KEYS[3], recipientField(header), nil)
-        removed = removed + 1
+        if not keepUnnamed then
+          redis.call('HDEL', key, row)
+          moveRecipientCount(KEYS[3], recipientField(header), nil)
+          removed = removed + 1
+        end
       elseif header.s == 'scheduled' or header.s == 'held' then
         local from = recipientField(header)
         header.s = 'skipped'
