@@ -5,7 +5,9 @@ import type { Logger } from '../observability/logger.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
+import { createCampaignsRouter } from './campaigns-router.ts';
 import { requireAdminToken } from './require-admin-token.ts';
+import { createScheduledStartsRouter } from './scheduled-starts-router.ts';
 import { startRequestSchema, startWithPolicy } from './start-with-policy.ts';
 import { createSuppressionsRouter } from './suppressions-router.ts';
 
@@ -19,9 +21,13 @@ export interface AdminRouterOptions {
 
 /**
  * The admin API, behind REPLYFLOW_ADMIN_TOKEN (403 when none is configured, 401 on a missing
- * or wrong token): `POST /admin/conversations {location?, bot, phone, input?, key?}` starts a
- * bot's conversation (202), the way a booking system sends an appointment confirmation;
- * `/admin/suppressions` imports, exports and removes opt-outs (`suppressions-router.ts`).
+ * or wrong token): `POST /admin/conversations {location?, bot, phone, input?, key?, at?,
+ * relativeTo?, offset?, deliveryWindow?, sendIfWithin?, timeZone?}` starts a bot's conversation
+ * now or at its time (202), the way a booking system sends an appointment confirmation, and
+ * `DELETE /admin/conversations/scheduled/:key` cancels one that has not fired;
+ * `/admin/suppressions` imports, exports and removes opt-outs (`suppressions-router.ts`);
+ * `/admin/campaigns` creates, imports again, shows, pauses, resumes and cancels campaigns
+ * (`campaigns-router.ts`).
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
   const router = Router();
@@ -58,8 +64,25 @@ export function createAdminRouter(options: AdminRouterOptions): Router {
     }
   });
   router.use(
+    createScheduledStartsRouter({
+      store: options.store,
+      locations: options.config.locations,
+      now: () => options.clock.now(),
+      logger: options.logger,
+    }),
+  );
+  router.use(
     createSuppressionsRouter({
       store: options.store,
+      locations: options.config.locations,
+      now: () => options.clock.now(),
+      logger: options.logger,
+    }),
+  );
+  router.use(
+    createCampaignsRouter({
+      store: options.store,
+      registry: options.registry,
       locations: options.config.locations,
       now: () => options.clock.now(),
       logger: options.logger,
