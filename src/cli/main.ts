@@ -25,6 +25,7 @@ const commands: Record<string, () => Promise<Register>> = {
   chat: async () => (await import('./chat-command.ts')).registerChatCommand,
   results: async () => (await import('./results-command.ts')).registerResultsCommand,
   suppressions: async () => (await import('./suppressions-command.ts')).registerSuppressionsCommand,
+  campaigns: async () => (await import('./campaigns-command.ts')).registerCampaignsCommand,
   test: async () => (await import('./test-command.ts')).registerTestCommand,
   // `bots lint` and `bots check` live in their own files and share the `bots` command.
   bots: async () => {
