@@ -111,7 +111,8 @@ export function registerCampaignsCommand(program: Command): void {
     );
   const actions: Record<CampaignAction, string> = {
     pause: 'Stop starting its recipients, within seconds, until it is resumed',
-    resume: 'Start its recipients again (those whose time came meanwhile go at once, at its rate)',
+    resume:
+      'Start its recipients again (those whose time came meanwhile go at once, at its rate, unless more than 15 minutes late)',
     cancel: 'Start nothing more of it, ever: every recipient still waiting is cancelled',
   };
   for (const [action, description] of Object.entries(actions) as [CampaignAction, string][]) {
