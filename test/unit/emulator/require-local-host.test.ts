@@ -6,7 +6,11 @@ import {
 } from '../../../src/emulator/require-local-host.ts';
 
 /** Whether the guard lets a request with this `Host` header on, and what it answered if not. */
-function admits(options: LocalHostOptions, host: string | undefined) {
+function admits(
+  options: LocalHostOptions,
+  host: string | undefined,
+  extra: { method?: string; headers?: Record<string, string> } = {},
+) {
   let passed = false;
   let status: number | undefined;
   let body = '';
@@ -20,7 +24,10 @@ function admits(options: LocalHostOptions, host: string | undefined) {
     },
   };
   requireLocalHost(options)(
-    { headers: host === undefined ? {} : { host } } as IncomingMessage,
+    {
+      method: extra.method ?? 'GET',
+      headers: { ...(host === undefined ? {} : { host }), ...extra.headers },
+    } as IncomingMessage,
     res as unknown as ServerResponse,
     () => {
       passed = true;
@@ -85,5 +92,31 @@ describe('requireLocalHost', () => {
     expect(admits({ listenHost: '0.0.0.0' }, '0.0.0.0:3000').passed).toBe(false);
     expect(admits({ listenHost: '::' }, '[::]:3000').passed).toBe(false);
     expect(admits({ listenHost: '192.168.1.5' }, '192.168.1.6').passed).toBe(false);
+  });
+
+  it("refuses a POST from a page of another site (a form or a script), and lets this machine's own pages, servers and curl on", () => {
+    const post = (headers: Record<string, string>) =>
+      admits({ allowedHosts: ['dev.example'] }, '127.0.0.1:3000', { method: 'POST', headers });
+    for (const headers of [
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { origin: 'http://127.0.0.1.nip.io:3000' },
+    ]) {
+      expect(post(headers), JSON.stringify(headers)).toMatchObject({ passed: false, status: 403 });
+    }
+    for (const headers of [
+      {},
+      { origin: 'http://127.0.0.1:3000' },
+      { origin: 'http://localhost:3000', 'sec-fetch-site': 'same-origin' },
+      { origin: 'http://[::1]:3000' },
+      { origin: 'http://dev.example:3000' },
+    ]) {
+      expect(post(headers).passed, JSON.stringify(headers)).toBe(true);
+    }
+    // Reading is harmless: a page cannot read the answer of another site.
+    expect(
+      admits({}, '127.0.0.1:3000', { headers: { origin: 'https://evil.example' } }).passed,
+    ).toBe(true);
   });
 });
