@@ -46,6 +46,9 @@ export class WebhookDispatcher {
   constructor(private readonly deps: WebhookDispatcherDeps) {
     this.#agent = new Agent({
       keepAliveTimeout: 1000,
+      // As a real service, a bounded number of connections per receiver: past it, deliveries wait
+      // for one (a burst of thousands of statuses would otherwise open as many sockets).
+      connections: 128,
       connect: webhookConnector(deps.config, deps.lookup),
     });
   }
