@@ -61,16 +61,27 @@ describe('the campaign runner, on real Redis with the emulator and a manual cloc
       // Every recipient due by now has started (or was skipped); none due later has.
       const dueSoFar = phones.filter((_, i) => dueOf(i) <= clock.now()).length;
       expect((counts.started ?? 0) + (counts['skipped:opted_out'] ?? 0)).toBe(dueSoFar);
-      // The worker takes the starts before the clock moves on: each conversation starts then.
+      // The worker takes the starts, and the sender sends their questions, before the clock
+      // moves on: each conversation starts then. A jump of the manual clock past the send lease
+      // while a lane holds an outbox is a stalled sender to the others: they would take it over
+      // and hold its send in doubt for a grace that this clock, stopped after the last step,
+      // never ends (what failed once in a full run).
+      const due = phones.filter((_, i) => i > 0 && dueOf(i) <= clock.now());
       await waitFor(
         async () => {
-          const due = phones.filter((_, i) => i > 0 && dueOf(i) <= clock.now());
           const records = await Promise.all(
             due.map((phone) => loop!.store.getConversation({ location, phone })),
           );
           return records.every((record) => record !== null);
         },
         { timeout: 20_000, interval: 50, message: `the starts due by step ${step} taken` },
+      );
+      await waitFor(
+        async () => {
+          const sent = await Promise.all(due.map((p) => loop!.bodiesTo(p)));
+          return sent.every((bodies) => bodies.length >= 1);
+        },
+        { timeout: 20_000, interval: 50, message: `the questions due by step ${step} sent` },
       );
     }
     await waitFor(
