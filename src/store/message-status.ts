@@ -38,7 +38,7 @@ export function statusRecordOf(
 /**
  * What `recordSent` stores over a record an earlier status notification may have written: the
  * status fields of the record ranked at least as far along win (the existing one on a tie),
- * the rest comes from the new record. The Redis driver does the same in `record-sent-12.lua`.
+ * the rest comes from the new record. The Redis driver does the same in `record-sent-13.lua`.
  */
 export function mergeSentRecord(
   existing: MessageRecord | null,

@@ -161,13 +161,14 @@ export interface Store extends CampaignStore {
    * loop needs one call per message. When the outbox is then empty, the claim is released in
    * the same call, as `release(claim, now)` would, and the answer says `released: true`.
    * The popped message's body leaves the conversation's unrecorded sends when it points at
-   * this sms.
+   * this sms. `counters` change with the pop, so once per message however often it is recorded.
    */
   recordSent(
     claim: Claim,
     messageId: string,
     record: MessageRecord,
     now: number,
+    counters?: readonly CounterChange[],
   ): Promise<RecordSentResult>;
 
   /** A transient failure, a head in doubt, or a message held back at send time: store the head
@@ -437,6 +438,11 @@ export interface CounterChange {
   name: string;
   field: string;
   by: number;
+  /**
+   * How long the hash is kept from its last change (ms). Absent: the retention. `0`: no TTL, a
+   * gauge (conversations in a state now) whose field is deleted when it is counted down to 0.
+   */
+  ttlMs?: number;
 }
 
 /** Which results `listResults` reads. */

@@ -184,10 +184,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       for (const result of step.results ?? []) {
         state.results.set(result.runId, storableJson(result));
       }
-      for (const { name, field, by } of step.counters ?? []) {
-        const hash = state.countersOf(claim.partition, name);
-        hash.set(field, (hash.get(field) ?? 0) + by);
-      }
+      state.changeCounters(claim.partition, step.counters);
       if (step.recipient) skipStartedRecipient(state, claim.partition, step.recipient);
       // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
       if (step.suppression === 'add') {

@@ -24,7 +24,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       return state.outboxView(claim, now);
     },
 
-    async recordSent(claim, messageId, record, now) {
+    async recordSent(claim, messageId, record, now, counters) {
       const id = conversationId(claim);
       const guardKey = state.inPartition(claim.phone, messageId);
       // The first sms id wins, as with SET NX.
@@ -50,6 +50,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       const head = state.head<OutboundMessage>('outbox', claim);
       if (head?.id === messageId) {
         outbox.pop(id);
+        state.changeCounters(claim.partition, counters);
         if (head.loopGuard) state.countSend(id, head.loopGuard, now);
         // Recorded now: its body must no longer lead a takeover to this sms id.
         const bodies = state.unrecorded.get(id)?.bodies;

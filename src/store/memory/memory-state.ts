@@ -10,7 +10,7 @@ import {
   type OutboundMessage,
 } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { InboxView, OutboxView, QueueName } from '../store.ts';
+import type { CounterChange, InboxView, OutboxView, QueueName } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
 import { MemoryTimers } from './memory-timers.ts';
@@ -92,6 +92,19 @@ export class MemoryState {
       this.counters.set(key, hash);
     }
     return hash;
+  }
+
+  /**
+   * Changes counters as lib/change-counters.lua does: a gauge's field (`ttlMs: 0`) counted down
+   * to 0 goes. The memory store keeps no TTL (it lives as long as its process).
+   */
+  changeCounters(partition: number, changes: readonly CounterChange[] = []): void {
+    for (const { name, field, by, ttlMs } of changes) {
+      const hash = this.countersOf(partition, name);
+      const count = (hash.get(field) ?? 0) + by;
+      if (count === 0 && ttlMs === 0) hash.delete(field);
+      else hash.set(field, count);
+    }
   }
 
   /** A counters hash summed over the partitions, as the Redis driver reads it. */
@@ -211,7 +224,7 @@ export class MemoryState {
     return oldest !== undefined && oldest > now - guard.windowMs;
   }
 
-  /** Counts a send under its loop guard (record-sent-12.lua does the same). */
+  /** Counts a send under its loop guard (record-sent-13.lua does the same). */
   countSend(id: string, guard: { max: number; windowMs: number }, now: number): void {
     const sends = this.sends.get(id);
     const times = sends && sends.expiresAt > now ? sends.times : [];

@@ -32,7 +32,7 @@ export function inboxViewOf(reply: unknown[], key: ConversationKey): InboxView {
 
 /**
  * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-8.lua` (outbox) returns
- * them; `read-outbox-5.lua`, `record-sent-12.lua` and `commit-step-15.lua` answer the same with
+ * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-15.lua` answer the same with
  * '' for `taken over`.
  */
 export function outboxViewOf(reply: unknown[]): OutboxView {
@@ -46,7 +46,7 @@ export function outboxViewOf(reply: unknown[]): OutboxView {
   };
 }
 
-/** `record-sent-12.lua`'s reply: `{'ok', next head, sms id, released, dropped}` or `{'lost-lock'}`. */
+/** `record-sent-13.lua`'s reply: `{'ok', next head, sms id, released, dropped}` or `{'lost-lock'}`. */
 export function recordSentResultOf(reply: unknown): RecordSentResult {
   const [status, ...view] = Array.isArray(reply) ? reply : [reply];
   if (status === 'ok') {

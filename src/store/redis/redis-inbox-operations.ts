@@ -8,6 +8,7 @@ import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
 import { conversationBody, storedTimer } from './conversation-value.ts';
+import { counterChangesJson } from './counter-changes-json.ts';
 import { messageBody } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import {
@@ -288,9 +289,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           : '',
         retention.resultsMs,
         step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
-        step.counters?.length
-          ? storableJson(step.counters.map(({ name, field, by }) => [name, field, by]))
-          : '',
+        counterChangesJson(step.counters),
         step.recipient
           ? storableJson({
               k: `${step.recipient.campaign}:${step.recipient.start.chunk}`,

@@ -4,6 +4,7 @@ import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { messageBody, storedField } from './message-value.ts';
+import { counterChangesJson } from './counter-changes-json.ts';
 import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
@@ -23,7 +24,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       return outboxViewOf([head, smsId, '', dropped]);
     },
 
-    async recordSent(claim, messageId, record, now) {
+    async recordSent(claim, messageId, record, now, counters) {
       const c = keys.conversation(claim);
       const sms = keys.conversation(record);
       const scriptKeys = [
@@ -39,6 +40,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         c.suppressed,
         c.sends,
         c.messagePrefix,
+        c.countersPrefix,
       ];
       const args = [
         claim.token,
@@ -55,6 +57,8 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         messageTtl(context),
         storeLimits.dropsPerView,
         messageTtl(context),
+        counterChangesJson(counters),
+        context.retention.conversationsMs,
       ];
       const reply = await withStoreErrors('recordSent', () =>
         scripts.run('record-sent', scriptKeys, args),

@@ -4,6 +4,7 @@ import { answersFirstContract } from './contract/answers-first-contract.ts';
 import { apiStartContract } from './contract/api-start-contract.ts';
 import { campaignContract } from './contract/campaign-contract.ts';
 import { commitContract } from './contract/commit-contract.ts';
+import { countersContract } from './contract/counters-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
 import { inDoubtContract } from './contract/in-doubt-contract.ts';
 import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
@@ -52,6 +53,7 @@ export function describeStoreContract(
     ingestClaimContract(store);
     commitContract(store);
     outboxContract(store);
+    countersContract(store);
     answersFirstContract(store);
     inspectionContract(store);
     timerContract(store);

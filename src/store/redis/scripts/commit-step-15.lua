@@ -53,13 +53,15 @@
     +10 '1' when a new outbound message is not held for quiet hours (it may pass the held ones:
         an outbox nobody holds whose head is held is made ready now rather than when the hold
         ends)
-    +11 counters to change: JSON [[counter name, field, by], …], or ''
+    +11 counters to change: JSON [[counter name, field, by, (TTL ms: 0 none)], …], or ''
+        (lib/change-counters.lua)
     +12 the campaign recipient whose start the step did not start: JSON {k: '<campaign id>:<chunk>',
         c: its counters' name, r: row, v: revision, s: its new state, why: reason}, or '' (changed
         only when it is still 'started' at that revision)
     +13 '1' when the step starts a conversation: refused ('suppressed'), changing nothing, when
         the phone is on the suppression list (KEYS[10] exists)
-    +14 the counters' TTL (ms): they are kept for the retention from their last change
+    +14 the counters' TTL (ms) when a change gives none: kept for the retention from their
+        last change
   Output:
     {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
@@ -217,13 +219,9 @@ if results ~= '' then
     redis.call('ZREMRANGEBYSCORE', KEYS[13] .. result.botId, '-inf', now - tonumber(resultsTtl))
   end
 end
-if counters ~= '' then
-  for _, change in ipairs(cjson.decode(counters)) do
-    redis.call('HINCRBY', KEYS[14] .. change[1], change[2], change[3])
-    -- Kept for the retention from their last change: a finished campaign's funnel goes too.
-    redis.call('PEXPIRE', KEYS[14] .. change[1], countersTtl)
-  end
-end
+-- Kept for the retention from their last change unless they say otherwise: a finished
+-- campaign's funnel goes too.
+changeCounters(KEYS[14], counters, countersTtl)
 if recipient ~= '' then
   local change = cjson.decode(recipient)
   local chunkKey = KEYS[15] .. change.k

@@ -27,6 +27,7 @@
     KEYS[10] suppression of the conversation's phone
     KEYS[11] recent sends to the phone (the loop guard's count)
     KEYS[12] message record key prefix (+ sms id)
+    KEYS[13] counters key prefix (+ counter name), in the partition
     ARGV[1] token
     ARGV[2] outbox message id
     ARGV[3] sms id
@@ -41,6 +42,9 @@
     ARGV[12] dropped record TTL (s)
     ARGV[13] most messages to drop in this call
     ARGV[14] the message record's TTL (s): the retention
+    ARGV[15] counters to change when this call pops the message (once per message): JSON
+             [[counter name, field, by, (TTL ms: 0 none)], …], or '' (lib/change-counters.lua)
+    ARGV[16] their TTL (ms) when a change gives none
   Output:
     {'ok', next head message JSON, sms id of its sent guard, released, dropped JSON} ('' for
     each one missing; released: 1 or 0) | {'lost-lock'}. The next head is read as
@@ -125,6 +129,7 @@ if head then
   local message = cjson.decode(head)
   if message.id == ARGV[2] then
     redis.call('LPOP', KEYS[2])
+    changeCounters(KEYS[13], ARGV[15], ARGV[16])
     if type(message.loopGuard) == 'table' then
       redis.call('LPUSH', KEYS[11], ARGV[8])
       redis.call('LTRIM', KEYS[11], 0, tonumber(message.loopGuard.max) - 1)
