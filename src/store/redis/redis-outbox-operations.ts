@@ -3,8 +3,8 @@ import { statusRank } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
-import { messageBody, storedField } from './message-value.ts';
 import { counterChangesJson } from './counter-changes-json.ts';
+import { messageBody, storedField } from './message-value.ts';
 import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
