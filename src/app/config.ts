@@ -9,6 +9,7 @@ import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
 import { adminTokenSchema } from './admin-token-schema.ts';
 import { redisUrlSchema } from './redis-url-schema.ts';
+import { trustProxySchema } from './trust-proxy-schema.ts';
 
 /** A duration setting (`30s`, `2m`, `1h`) read as milliseconds; `message` when it is not one, or is under `minMs`. */
 function duration(fallback: string, message: string, minMs = 0) {
@@ -159,11 +160,25 @@ const envSchema = z.object({
   /** HTTP port of the webhook and admin server. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /**
-   * Bearer token for `/metrics` and the admin routes (`POST /admin/conversations`). Unset:
-   * `/metrics` is open and the admin routes answer 403. Trimmed, then a random value of at least
+   * Bearer token for `/metrics`, the admin routes (`POST /admin/conversations`) and the
+   * dashboard's login (`/admin`, full access). Unset: `/metrics` is open and the admin routes
+   * answer 403 (but on `replyflow dev`'s loopback). Trimmed, then a random value of at least
    * 32 characters (`adminTokenSchema`): openssl rand -hex 32.
    */
   REPLYFLOW_ADMIN_TOKEN: adminTokenSchema.optional(),
+  /**
+   * Bearer token (or dashboard login) with read-only access to the admin routes: every GET
+   * answers, anything else 403. Same rule as REPLYFLOW_ADMIN_TOKEN (openssl rand -hex 32), and
+   * must differ from it. Unset: no read-only access.
+   */
+  REPLYFLOW_ADMIN_READ_TOKEN: adminTokenSchema.optional(),
+  /**
+   * Which proxies in front of the web server to believe about the client (X-Forwarded-For,
+   * X-Forwarded-Proto: the dashboard's Secure cookie, the login rate limit per address): a number
+   * of hops (`1`), or addresses and subnets, comma-separated (`loopback`, `10.0.0.0/8`). Unset:
+   * none, the connection's own address and scheme count.
+   */
+  REPLYFLOW_TRUST_PROXY: trustProxySchema.optional(),
   /** Webhook requests in flight at once; past it the webhook answers 503 at once (the service retries). */
   REPLYFLOW_MAX_INFLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
   /** How long a stop (SIGTERM, SIGINT) may take: in-flight steps and sends finish, claims are released, then the process exits 0. */
@@ -221,6 +236,10 @@ export interface AppConfig {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** REPLYFLOW_ADMIN_TOKEN: guards /metrics and the admin routes; unset, the admin routes answer 403. */
   adminToken?: string;
+  /** REPLYFLOW_ADMIN_READ_TOKEN: read-only access to the admin routes and the dashboard. */
+  adminReadToken?: string;
+  /** REPLYFLOW_TRUST_PROXY as Express's `trust proxy` setting (hops, or addresses and subnets). */
+  trustProxy?: number | string[];
   /** REPLYFLOW_MAX_INFLIGHT (default 512). */
   maxInflight?: number;
   /** REPLYFLOW_STOP_TIMEOUT in milliseconds (default 10 s). */
@@ -246,6 +265,14 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
       'invalid configuration:\n  - REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis, or REDIS_CLUSTER_NODES for a Redis Cluster, not both',
     );
   }
+  if (
+    vars.REPLYFLOW_ADMIN_READ_TOKEN &&
+    vars.REPLYFLOW_ADMIN_READ_TOKEN === vars.REPLYFLOW_ADMIN_TOKEN
+  ) {
+    throw new ConfigError(
+      'invalid configuration:\n  - REPLYFLOW_ADMIN_READ_TOKEN equals REPLYFLOW_ADMIN_TOKEN: give read-only access its own token (openssl rand -hex 32)',
+    );
+  }
   const locations = vars.REPLYFLOW_CONFIG
     ? await readLocationsFile(vars.REPLYFLOW_CONFIG)
     : locationFromEnv(vars);
@@ -265,6 +292,8 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     port: vars.PORT,
     logLevel: vars.LOG_LEVEL,
     adminToken: vars.REPLYFLOW_ADMIN_TOKEN,
+    adminReadToken: vars.REPLYFLOW_ADMIN_READ_TOKEN,
+    trustProxy: vars.REPLYFLOW_TRUST_PROXY,
     maxInflight: vars.REPLYFLOW_MAX_INFLIGHT,
     stopTimeoutMs: vars.REPLYFLOW_STOP_TIMEOUT,
     healthPort: vars.REPLYFLOW_HEALTH_PORT,

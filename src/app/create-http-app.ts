@@ -26,6 +26,8 @@ export interface HttpAppOptions extends WebhookRouterOptions {
    * (`dev`: `requireLocalHost`). `createHttpListener` only.
    */
   guard?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  /** Express's `trust proxy` (REPLYFLOW_TRUST_PROXY): whose X-Forwarded-* headers count. Default none. */
+  trustProxy?: number | string[];
 }
 
 export interface WebhookGate {
@@ -60,6 +62,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
 function buildApp(options: HttpAppOptions, admission: WebhookAdmission | undefined): Express {
   const app = express();
   app.disable('x-powered-by');
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
   // Webhook and API answers are never cached: no SHA-1 of every body for an ETag.
   app.set('etag', false);
   if (options.ops) app.use(createOpsRouter(options.ops));
