@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express, { type Request, Router } from 'express';
 import type { AppConfig } from '../app/config.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -6,7 +6,9 @@ import type { Clock } from '../scheduler/clock.ts';
 import type { Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
 import { createCampaignsRouter } from './campaigns-router.ts';
-import { requireAdminToken } from './require-admin-token.ts';
+import { adminSessions } from './dashboard/admin-session.ts';
+import { createDashboardRouter } from './dashboard/create-dashboard-router.ts';
+import { requireAdminAccess } from './dashboard/require-admin-access.ts';
 import { createScheduledStartsRouter } from './scheduled-starts-router.ts';
 import { startRequestSchema, startWithPolicy } from './start-with-policy.ts';
 import { createSuppressionsRouter } from './suppressions-router.ts';
@@ -15,13 +17,19 @@ export interface AdminRouterOptions {
   store: Store;
   registry: BotRegistry;
   clock: Clock;
-  config: Pick<AppConfig, 'locations' | 'adminToken'>;
+  config: Pick<AppConfig, 'locations' | 'adminToken' | 'adminReadToken'>;
   logger: Logger;
+  /**
+   * Requests served with full access and no credential: `replyflow dev` passes those from
+   * loopback (its Host check has already refused any other name).
+   */
+  openTo?: (req: Request) => boolean;
 }
 
 /**
- * The admin API, behind REPLYFLOW_ADMIN_TOKEN (403 when none is configured, 401 on a missing
- * or wrong token): `POST /admin/conversations {location?, bot, phone, input?, key?, at?,
+ * The admin API and the operator's dashboard (`dashboard/`), behind REPLYFLOW_ADMIN_TOKEN, the
+ * read-only REPLYFLOW_ADMIN_READ_TOKEN or a dashboard login (`dashboard/require-admin-access.ts`:
+ * 403 when no token is configured, 401 on a missing or wrong one): `POST /admin/conversations {location?, bot, phone, input?, key?, at?,
  * relativeTo?, offset?, deliveryWindow?, sendIfWithin?, timeZone?}` starts a bot's conversation
  * now or at its time (202), the way a booking system sends an appointment confirmation, and
  * `DELETE /admin/conversations/scheduled/:key` cancels one that has not fired;
@@ -31,9 +39,24 @@ export interface AdminRouterOptions {
  */
 export function createAdminRouter(options: AdminRouterOptions): Router {
   const router = Router();
+  const { adminToken, adminReadToken: readToken } = options.config;
+  const sessions = adminToken === undefined ? undefined : adminSessions({ adminToken, readToken });
+  const now = () => options.clock.now();
   router.use(
     '/admin',
-    requireAdminToken({ token: options.config.adminToken, whenUnset: 'forbidden' }),
+    requireAdminAccess({ adminToken, readToken, sessions, openTo: options.openTo, now }),
+  );
+  router.use(
+    createDashboardRouter({
+      store: options.store,
+      registry: options.registry,
+      locations: options.config.locations,
+      adminToken,
+      readToken,
+      sessions,
+      now,
+      logger: options.logger,
+    }),
   );
   router.post('/admin/conversations', express.json({ limit: '64kb' }), async (req, res) => {
     const parsed = startRequestSchema.safeParse(req.body ?? {});

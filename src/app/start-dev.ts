@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import { createEmulatorApp, type EmulatorApp } from '../emulator/create-emulator-app.ts';
+import { isLoopback } from '../emulator/is-loopback.ts';
 import { requireLocalHost } from '../emulator/require-local-host.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
@@ -113,6 +114,9 @@ export async function startDev(
         listenHost: host,
       }),
       registry: bots.live,
+      // The dashboard as the dev phone: no login from this machine (the Host check above
+      // refuses any page that is not addressed to it, DNS rebinding included).
+      adminOpenTo: (req) => isLoopback(req.socket.remoteAddress ?? ''),
       clock,
       worker: { onStep: options.onStep },
       extra: (context) => [

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Router } from 'express';
-import { createAdminRouter } from '../admin/create-admin-router.ts';
+import { type AdminRouterOptions, createAdminRouter } from '../admin/create-admin-router.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { createCampaignRunner } from '../campaigns/create-campaign-runner.ts';
@@ -15,6 +15,7 @@ import { createMessagingClients } from '../provider/create-messaging-clients.ts'
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { createScheduler } from '../scheduler/create-scheduler.ts';
+import { readActiveStates } from '../stats/read-stats.ts';
 import type { Store } from '../store/store.ts';
 import { defaultRetentionMs } from '../store/store-limits.ts';
 import type { AppConfig } from './config.ts';
@@ -67,6 +68,11 @@ export interface StartOptions {
   scheduler?: { intervalMs?: number };
   /** Sees every request of the web server first (`dev`: the Host check); see `createHttpListener`. */
   guard?: HttpAppOptions['guard'];
+  /**
+   * Requests `/admin` serves with full access and no credential (`dev`: those from loopback);
+   * see `createAdminRouter`.
+   */
+  adminOpenTo?: AdminRouterOptions['openTo'];
   /** Routers mounted beside the webhook (the dev phone, the embedded emulator). */
   extra?: (context: { store: Store; registry: BotRegistry; clock: Clock }) => Router[];
   /** Where the metrics go; a registry of this app's own otherwise. */
@@ -130,7 +136,19 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     }
   }
 
-  const metrics = options.metrics ?? createMetrics({ sample: () => store.sample() });
+  const metrics =
+    options.metrics ??
+    createMetrics({
+      sample: () => store.sample(),
+      // Read at each scrape: the bots of now (dev reloads them) in every location.
+      activeStates: () =>
+        readActiveStates(
+          store,
+          config.locations.flatMap(({ name }) =>
+            [...registry.bots.keys()].map((bot) => ({ location: name, bot })),
+          ),
+        ),
+    });
   let draining = false;
   const sender = roles.sender
     ? createSender({
@@ -210,7 +228,14 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   let url: string | undefined;
   if (roles.web) {
     const extra = options.extra?.({ store, registry, clock }) ?? [];
-    const admin = createAdminRouter({ store, registry, clock, config, logger });
+    const admin = createAdminRouter({
+      store,
+      registry,
+      clock,
+      config,
+      logger,
+      openTo: options.adminOpenTo,
+    });
     // A web role next to a worker hands it the conversations its ingests make ready.
     server = createHardenedServer(
       createHttpListener({
@@ -220,6 +245,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         secrets,
         defaultCountries,
         extra: [admin, ...extra],
+        trustProxy: config.trustProxy,
         inboxHandOff: worker?.handOff,
         optsOut: (location, body) => optsOutWhateverBot(compliance(location), registry, body),
         ops,
