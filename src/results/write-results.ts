@@ -97,8 +97,8 @@ export async function writeResults(
 }
 
 /**
- * A result with its phone numbers masked: the phone, the row key (a campaign's is the phone) and
- * any number in a recorded text.
+ * A result with its phone numbers masked: the phone, the row key (a campaign's is the phone), the
+ * run id and any number in a recorded text.
  *
  * @example
  * maskedResult(result).phone; // '336•••••678'
@@ -111,6 +111,8 @@ export function maskedResult(result: ConversationResult): ConversationResult {
   return {
     ...result,
     phone: maskPhone(result.phone),
+    // An id may be made of a phone (a keyed start's key).
+    runId: maskPhonesInText(result.runId),
     fields,
     ...(result.campaign && {
       campaign: { ...result.campaign, row: maskPhonesInText(result.campaign.row) },

@@ -67,7 +67,8 @@ export function requireAdminAccess(options: AdminAccessOptions): RequestHandler 
         return;
       }
     }
-    if (access.role === 'read') {
+    // Logging out changes nothing but the caller's own cookie: a read-only session may.
+    if (access.role === 'read' && !(req.method === 'POST' && req.path === '/logout')) {
       res.status(403).json({
         error: `read-only token: ${req.method} changes something and needs REPLYFLOW_ADMIN_TOKEN`,
       });
