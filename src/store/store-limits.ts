@@ -52,6 +52,11 @@ export const storeLimits = {
    * "Answers first"). 2^43 ms, about 278 years: the sum stays an exact whole number of ms.
    */
   botBandMs: 2 ** 43,
+  /**
+   * Messages a conversation's transcript keeps, the latest (in its value on Redis): the
+   * operator's page of a conversation. An older one goes when a new one comes.
+   */
+  transcriptEntries: 200,
 } as const;
 
 /** How long what outlives a conversation is kept (`REPLYFLOW_RETENTION`, `REPLYFLOW_RESULTS_RETENTION`). */

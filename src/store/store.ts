@@ -14,6 +14,7 @@ import type {
 } from './records.ts';
 import type { StoreSample } from './store-sample.ts';
 import type { Suppression, SuppressionEntry, SuppressionsAdded } from './suppression.ts';
+import type { Transcript } from './transcript.ts';
 
 /** What a deferral may write on the head message (`OutboundMessage`'s fields of the same names). */
 export type OutboundMarks = Partial<
@@ -273,6 +274,13 @@ export interface Store extends CampaignStore {
 
   getConversation(key: ConversationKey): Promise<ConversationRecord | null>;
   getMessage(phone: string, smsId: string): Promise<MessageRecord | null>;
+  /**
+   * A conversation's transcript, read in one atomic call: its last
+   * `storeLimits.transcriptEntries` messages in and out, oldest first (each outbound one with
+   * its message record's status, reason, parts, encoding and price), and its run (status, bot,
+   * version, state, pending timers, result, end code). Null when the phone has neither.
+   */
+  readTranscript(key: ConversationKey): Promise<Transcript | null>;
   /** Event ids applied to the conversation, oldest first (a capped log, for inspection and tests). */
   listApplied(key: ConversationKey): Promise<string[]>;
   pendingEvents(key: ConversationKey): Promise<MailboxEvent[]>;

@@ -13,6 +13,7 @@ import { memoryScanOperations } from './memory-scan-operations.ts';
 import { MemoryState, parse } from './memory-state.ts';
 import { memorySuppressionOperations } from './memory-suppression-operations.ts';
 import { memoryTimerOperations } from './memory-timer-operations.ts';
+import { memoryTranscriptOperations } from './memory-transcript-operations.ts';
 
 export interface MemoryStoreOptions {
   partitions?: number;
@@ -46,6 +47,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memorySuppressionOperations(state),
     ...memoryMonitoringOperations(state),
     ...memoryCampaignOperations(state),
+    ...memoryTranscriptOperations(state),
     onReady: (listener) => state.listeners.add(listener),
     onTimerArmed(listener) {
       state.timerListeners.add(listener);

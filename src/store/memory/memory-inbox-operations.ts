@@ -12,6 +12,7 @@ import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
+import { recordState } from '../transcript.ts';
 import { skipStartedRecipient } from './memory-campaign-operations.ts';
 import { type MemoryState, parse } from './memory-state.ts';
 import { outboxBands } from './outbox-bands.ts';
@@ -178,8 +179,18 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       // A start to a phone on the suppression list: nothing changes (the engine runs it again).
       if (step.unlessSuppressed && state.suppressed.has(id))
         return { ok: false, reason: 'suppressed' };
-      const headKind = state.head<MailboxEvent>('inbox', claim)?.kind;
+      const head = state.head<MailboxEvent>('inbox', claim);
+      const headKind = head?.kind;
       if (step.record) state.conversations.set(id, storableJson(step.record));
+      // As commit-step-15.lua: a reply the step wrote a record for, with the state it left.
+      if (step.record && head?.kind === 'reply') {
+        const entry = {
+          at: head.receivedAt,
+          body: head.body,
+          stateAfter: recordState(step.record),
+        };
+        state.addTranscriptEntry(id, { direction: 'in', ...entry });
+      }
       queues.inbox.pop(id);
       for (const result of step.results ?? []) {
         state.results.set(result.runId, storableJson(result));

@@ -51,6 +51,11 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       if (head?.id === messageId) {
         outbox.pop(id);
         state.changeCounters(claim.partition, counters);
+        // As record-sent-13.lua: once per message, with its pop; a contact update is no SMS.
+        if (!head.contact) {
+          const entry = { at: now, body: head.body, smsId: record.smsId };
+          state.addTranscriptEntry(id, { direction: 'out', ...entry });
+        }
         if (head.loopGuard) state.countSend(id, head.loopGuard, now);
         // Recorded now: its body must no longer lead a takeover to this sms id.
         const bodies = state.unrecorded.get(id)?.bodies;

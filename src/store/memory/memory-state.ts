@@ -12,6 +12,7 @@ import {
 import { storableJson } from '../storable-json.ts';
 import type { CounterChange, InboxView, OutboxView, QueueName } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
+import type { StoredTranscriptEntry } from '../transcript.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
 import { MemoryTimers } from './memory-timers.ts';
 
@@ -59,6 +60,8 @@ export class MemoryState {
   readonly campaignParts = new Map<string, CampaignPart>();
   /** `<partition>:<name>` → the counters hash of that name in the partition */
   readonly counters = new Map<string, Map<string, number>>();
+  /** conversation id → its transcript's entries, oldest first (`storeLimits.transcriptEntries`) */
+  readonly transcripts = new Map<string, StoredTranscriptEntry[]>();
   /** dead letter JSON, newest first */
   deadLetters: string[] = [];
   /** per partition, its timers */
@@ -118,6 +121,14 @@ export class MemoryState {
     // As the Redis driver: a field counted down to nothing is not shown.
     for (const [field, count] of Object.entries(total)) if (count === 0) delete total[field];
     return total;
+  }
+
+  /** Adds a message to a conversation's transcript; the oldest go past the bound. */
+  addTranscriptEntry(id: string, entry: StoredTranscriptEntry): void {
+    const entries = this.transcripts.get(id) ?? [];
+    entries.push({ ...entry });
+    entries.splice(0, Math.max(0, entries.length - storeLimits.transcriptEntries));
+    this.transcripts.set(id, entries);
   }
 
   partitionOf(phone: string): number {

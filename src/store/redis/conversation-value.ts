@@ -1,12 +1,13 @@
 import type { ConversationKey, ConversationRecord, TimerRecord } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
+import type { StoredTranscriptEntry } from '../transcript.ts';
 
 /**
  * How a conversation is kept on Redis: one plain string, the cheapest encoding for a record of
  * a few hundred bytes (a hash holding it goes past the listpack limit and costs ~40 % more):
  *
  * ```
- * <seq>\n<applied>\n<timers>\n<messages>\n<record JSON less location, phone and seq>
+ * <seq>\n<applied>\n<timers>\n<messages>\n<record JSON less location, phone and seq>[\n<transcript>]
  * ```
  *
  * - `seq`: the fencing version, which the commit script reads without decoding JSON.
@@ -23,6 +24,12 @@ import { storableJson } from '../storable-json.ts';
  *   guard, and what the statuses and the replies of an idle conversation look up: one key per
  *   conversation, not one more per message.
  * - The record JSON starts `{"v":1,"runId":"…"` so the scripts read the run id off its start.
+ * - `transcript` (absent when empty): the last `storeLimits.transcriptEntries` messages, oldest
+ *   first, separated by tabs (JSON escapes every tab): `i[<at>,"<body>","<state after>"]` for a
+ *   reply (written by the commit of its step), `o[<at>,"<sms id>","<body>"]` for an SMS sent
+ *   (written by `recordSent`). Its messages' status, parts and price are in their message
+ *   records, joined when read (`readTranscript`). The scripts append and cut it as a string;
+ *   the worker's reads (claims, commits) leave it out.
  *
  * No line holds a raw newline: JSON escapes them. The record may be empty: a value holding only
  * messages (sent to a phone with no conversation) or timers.
@@ -36,6 +43,8 @@ export interface ConversationValue {
   messages: Array<[smsId: string, stored: string]>;
   /** Null when the value holds only messages or timers (no conversation record yet). */
   record: ConversationRecord | null;
+  /** The transcript's entries, oldest first. */
+  transcript: StoredTranscriptEntry[];
 }
 
 /** A messages line entry: sms id, status rank, sent (1 or 0), the record's stored fields. */
@@ -122,6 +131,7 @@ interface ValueLines {
   timers: string;
   messages: string;
   record: string;
+  transcript: string;
 }
 
 /** Cuts a stored conversation value into its lines; null for none (`''` or nil from a script). */
@@ -141,12 +151,15 @@ function valueLines(stored: unknown): ValueLines | null {
     ends.push(at);
   }
   const [first = 0, second = 0, third = 0, fourth = 0] = ends;
+  // A sixth line, the transcript, is there once the conversation has a message.
+  const fifth = stored.indexOf('\n', fourth + 1);
   return {
     seq: Number(stored.slice(0, first)),
     applied: stored.slice(first + 1, second),
     timers: stored.slice(second + 1, third),
     messages: stored.slice(third + 1, fourth),
-    record: stored.slice(fourth + 1),
+    record: fifth < 0 ? stored.slice(fourth + 1) : stored.slice(fourth + 1, fifth),
+    transcript: fifth < 0 ? '' : stored.slice(fifth + 1),
   };
 }
 
@@ -200,7 +213,19 @@ export function readConversationValue(
             `${rank}${sent}${storableJson(record)}`,
           ],
         );
-  return { seq: lines.seq, applied: applied as string[], timers, messages, record };
+  const transcript = transcriptEntriesOf(lines.transcript);
+  return { seq: lines.seq, applied: applied as string[], timers, messages, record, transcript };
+}
+
+/** A transcript line's entries (see `ConversationValue`), oldest first. */
+function transcriptEntriesOf(line: string): StoredTranscriptEntry[] {
+  if (line === '') return [];
+  return line.split('\t').map((text): StoredTranscriptEntry => {
+    const [at, second, third] = JSON.parse(text.slice(1)) as [number, string, string];
+    return text.startsWith('i')
+      ? { direction: 'in', at, body: second, stateAfter: third }
+      : { direction: 'out', at, body: third, smsId: second };
+  });
 }
 
 /**

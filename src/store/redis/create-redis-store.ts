@@ -15,6 +15,7 @@ import { redisScanOperations } from './redis-scan-operations.ts';
 import type { RedisConnection, RedisStoreContext } from './redis-store-context.ts';
 import { redisSuppressionOperations } from './redis-suppression-operations.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
+import { redisTranscriptOperations } from './redis-transcript-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
 
 export { clusterOptionsForStore, connectRedisCluster } from './connect-redis-cluster.ts';
@@ -84,6 +85,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisTimerOperations(context),
     ...redisMonitoringOperations(context),
     ...redisResultOperations(context, partitions),
+    ...redisTranscriptOperations(context),
     onReady: (listener) => ready.add(listener),
     onTimerArmed: (listener) => ready.addTimerListener(listener),
     ...redisCampaignOperations(context),

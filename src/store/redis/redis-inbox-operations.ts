@@ -7,6 +7,7 @@ import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
+import { recordState } from '../transcript.ts';
 import { conversationBody, storedTimer } from './conversation-value.ts';
 import { counterChangesJson } from './counter-changes-json.ts';
 import { messageBody } from './message-value.ts';
@@ -302,6 +303,9 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           : '',
         step.unlessSuppressed ? '1' : '',
         retention.conversationsMs,
+        // The state a reply's step left, for its transcript entry (the script knows the reply).
+        step.record ? storableJson(recordState(step.record)) : '',
+        storeLimits.transcriptEntries,
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),

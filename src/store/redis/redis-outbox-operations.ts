@@ -59,6 +59,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         messageTtl(context),
         counterChangesJson(counters),
         context.retention.conversationsMs,
+        storeLimits.transcriptEntries,
       ];
       const reply = await withStoreErrors('recordSent', () =>
         scripts.run('record-sent', scriptKeys, args),

@@ -67,6 +67,7 @@ export type ScriptName =
   | 'claim'
   | 'release'
   | 'read-inbox'
+  | 'read-transcript'
   | 'commit-step'
   | 'read-outbox'
   | 'record-sent'

@@ -18,6 +18,7 @@ import { scanContract } from './contract/scan-contract.ts';
 import { suppressionContract } from './contract/suppression-contract.ts';
 import { suppressionListContract } from './contract/suppression-list-contract.ts';
 import { timerContract } from './contract/timer-contract.ts';
+import { transcriptContract } from './contract/transcript-contract.ts';
 
 export interface StoreUnderTest {
   store: Store;
@@ -64,5 +65,6 @@ export function describeStoreContract(
     monitoringContract(store);
     campaignContract(store);
     apiStartContract(store);
+    transcriptContract(store);
   });
 }

@@ -45,7 +45,7 @@ for _ = 1, limit + 100 do
     bound = tonumber(first[4])
   end
   local key = KEYS[2] .. id
-  local seq, applied, timers, messages, record = conversationParts(redis.call('GET', key))
+  local seq, applied, timers, messages, record, transcript = conversationParts(redis.call('GET', key))
   local nextDue = nil
   if timers and timers ~= '' then
     local runId = runIdOf(record)
@@ -82,7 +82,7 @@ for _ = 1, limit + 100 do
     end
     if #fire > 0 then
       redis.call('RPUSH', KEYS[3] .. id, unpack(events))
-      redis.call('SET', key, conversationValue(seq, applied, timersLine(pending), messages, record),
+      redis.call('SET', key, conversationValue(seq, applied, timersLine(pending), messages, record, transcript),
         'KEEPTTL')
       redis.call('ZADD', KEYS[4], 'NX', now, id)
     end

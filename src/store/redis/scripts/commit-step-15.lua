@@ -62,13 +62,17 @@
         the phone is on the suppression list (KEYS[10] exists)
     +14 the counters' TTL (ms) when a change gives none: kept for the retention from their
         last change
+    +15 the state path after the step, as a JSON string, when the step writes a record; or ''.
+        With a reply event, its message goes to the value's transcript line (its receivedAt,
+        body and this state): `i[<at>,<body>,<state>]`
+    +16 the most messages the transcript keeps (the oldest go)
   Output:
     {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
     guard, dropped JSON} ('' = none; released: 1 or 0; the outbox head and dropped JSON only
     when this call claimed the outbox, read as read-outbox-5.lua reads it, with '' as head when
-    all of it was dropped; the record value, as stored, only when ARGV[4] left the record as it
-    was: otherwise the caller has it)
+    all of it was dropped; the record value, as stored less its transcript line, only when
+    ARGV[4] left the record as it was: otherwise the caller has it)
 
   Timers: the conversation's pending timers live in its value's timers line; the partition's
   zset holds one entry per conversation, at or before its earliest pending due time. It moves
@@ -86,6 +90,7 @@ local sendsNow = ARGV[at + 10] == '1'
 local counters, recipient = ARGV[at + 11], ARGV[at + 12]
 local unlessSuppressed = ARGV[at + 13] == '1'
 local countersTtl = tonumber(ARGV[at + 14])
+local stateAfter, transcriptCap = ARGV[at + 15], tonumber(ARGV[at + 16])
 local now = tonumber(ARGV[6])
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -99,7 +104,7 @@ if event.id ~= ARGV[2] then
   return {'stale'}
 end
 local stored = redis.call('GET', KEYS[3])
-local seq, applied, timers, messages, record = conversationParts(stored)
+local seq, applied, timers, messages, record, transcript = conversationParts(stored)
 local hadTimers = timers ~= nil and timers ~= ''
 -- A value may hold timers and no record (a step that set timers before any record): '' body.
 local hasRecord = record ~= nil and record ~= ''
@@ -187,14 +192,20 @@ if logged then
 end
 
 if ARGV[4] ~= '' then
-  local value = conversationValue(ARGV[5], applied, timers, messages, ARGV[4])
+  -- The reply's message in the transcript, with the state the step left (no decoding: a line
+  -- of entries cut by tabs).
+  if event.kind == 'reply' and stateAfter ~= '' then
+    transcript = transcriptWith(transcript, 'i[' .. string.format('%.0f', event.receivedAt) .. ',' ..
+      cjson.encode(event.body) .. ',' .. stateAfter .. ']', transcriptCap)
+  end
+  local value = conversationValue(ARGV[5], applied, timers, messages, ARGV[4], transcript)
   if recordTtl > 0 then
     redis.call('SET', KEYS[3], value, 'PX', recordTtl)
   else
     redis.call('SET', KEYS[3], value)
   end
 elseif logged or timersChanged then
-  stored = conversationValue(seq, applied, timers, messages, record)
+  stored = conversationValue(seq, applied, timers, messages, record, transcript)
   if seq or #pending > 0 then
     redis.call('SET', KEYS[3], stored, 'KEEPTTL')
   else
@@ -283,12 +294,13 @@ local next = redis.call('LINDEX', KEYS[2], 0) or ''
 if next == '' then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[4], ARGV[8])
-  return {'ok', stored or '', '', '', 1, handed, handedSmsId, droppedJson(handedDropped)}
+  return {'ok', withoutTranscript(stored) or '', '', '', 1, handed, handedSmsId,
+    droppedJson(handedDropped)}
 end
 
 local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[4], 'XX', now + lease, ARGV[8])
 
-return {'ok', stored or '', next, originOf(next, redis.call('GET', KEYS[3]), KEYS[7]), 0, handed, handedSmsId,
+return {'ok', withoutTranscript(stored) or '', next, originOf(next, redis.call('GET', KEYS[3]), KEYS[7]), 0, handed, handedSmsId,
   droppedJson(handedDropped)}

@@ -96,7 +96,8 @@ for i = 13, #ARGV, 6 do
     local rank = tonumber(ARGV[i + 3])
     -- A record of the conversation's latest messages lives in its value's messages line.
     local conversationKey = KEYS[7] .. ARGV[i]
-    local seq, applied, timers, messages, record = conversationParts(redis.call('GET', conversationKey))
+    local seq, applied, timers, messages, record, transcript =
+      conversationParts(redis.call('GET', conversationKey))
     local entries, at = nil, nil
     if messages and messages ~= '' then
       entries = cjson.decode(messages)
@@ -122,7 +123,7 @@ for i = 13, #ARGV, 6 do
       end
       entries[at][2] = rank
       redis.call('SET', conversationKey,
-        conversationValue(seq, applied, timers, cjson.encode(entries), record), 'KEEPTTL')
+        conversationValue(seq, applied, timers, cjson.encode(entries), record, transcript), 'KEEPTTL')
     else
       local json = ARGV[i + 4]
       if existing then
@@ -201,7 +202,7 @@ for _, claim in ipairs(claimed) do
   local origin = originOf(head, value, KEYS[3])
   reply[#reply + 1] = id
   reply[#reply + 1] = claim[2]
-  reply[#reply + 1] = value or ''
+  reply[#reply + 1] = withoutTranscript(value) or ''
   reply[#reply + 1] = head
   reply[#reply + 1] = origin
 end

@@ -7,8 +7,8 @@
     KEYS[2] mailbox
     KEYS[3] message record key prefix (+ sms id)
   Output:
-    {stored conversation value, head event JSON, stored origin message record}, '' for each one missing
+    {stored conversation value (less its transcript), head event JSON, stored origin message record}, '' for each one missing
 ]]
 local record = redis.call('GET', KEYS[1]) or ''
 local head = redis.call('LINDEX', KEYS[2], 0) or ''
-return {record, head, originOf(head, record, KEYS[3])}
+return {withoutTranscript(record), head, originOf(head, record, KEYS[3])}

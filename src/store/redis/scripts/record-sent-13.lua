@@ -45,6 +45,8 @@
     ARGV[15] counters to change when this call pops the message (once per message): JSON
              [[counter name, field, by, (TTL ms: 0 none)], …], or '' (lib/change-counters.lua)
     ARGV[16] their TTL (ms) when a change gives none
+    ARGV[17] the most messages the conversation's transcript keeps: an SMS this call pops goes
+             to its transcript line as `o[<now>,<sms id>,<body>]` (a contact update does not)
   Output:
     {'ok', next head message JSON, sms id of its sent guard, released, dropped JSON} ('' for
     each one missing; released: 1 or 0) | {'lost-lock'}. The next head is read as
@@ -53,7 +55,18 @@
 ]]
 local rank = tonumber(ARGV[5])
 local json = ARGV[4]
-local seq, applied, timers, messages, record = conversationParts(redis.call('GET', KEYS[3]))
+local seq, applied, timers, messages, record, transcript =
+  conversationParts(redis.call('GET', KEYS[3]))
+-- The message this call pops, when it is the head: once per message, whoever holds the lock.
+local head = redis.call('LINDEX', KEYS[2], 0)
+local popped = head and cjson.decode(head)
+if popped and popped.id ~= ARGV[2] then
+  popped = nil
+end
+if popped and popped.contact == nil then
+  transcript = transcriptWith(transcript, 'o[' .. ARGV[8] .. ',' .. cjson.encode(ARGV[3]) .. ',' ..
+    cjson.encode(popped.body) .. ']', tonumber(ARGV[17]))
+end
 local entries, at = {}, nil
 if messages and messages ~= '' then
   entries = cjson.decode(messages)
@@ -107,9 +120,11 @@ while #entries > tonumber(ARGV[6]) do
 end
 messages = cjson.encode(entries)
 if seq then
-  redis.call('SET', KEYS[3], conversationValue(seq, applied, timers, messages, record), 'KEEPTTL')
+  redis.call('SET', KEYS[3], conversationValue(seq, applied, timers, messages, record, transcript),
+    'KEEPTTL')
 else
-  redis.call('SET', KEYS[3], conversationValue('0', '', '', messages, ''), 'EX', ARGV[14])
+  redis.call('SET', KEYS[3], conversationValue('0', '', '', messages, '', transcript), 'EX',
+    ARGV[14])
 end
 
 local early = redis.call('LRANGE', KEYS[6], 0, -1)
@@ -124,24 +139,19 @@ if #early > 0 then
   redis.call('PUBLISH', ARGV[10], ARGV[11])
 end
 
-local head = redis.call('LINDEX', KEYS[2], 0)
-if head then
-  local message = cjson.decode(head)
-  if message.id == ARGV[2] then
-    redis.call('LPOP', KEYS[2])
-    changeCounters(KEYS[13], ARGV[15], ARGV[16])
-    if type(message.loopGuard) == 'table' then
-      redis.call('LPUSH', KEYS[11], ARGV[8])
-      redis.call('LTRIM', KEYS[11], 0, tonumber(message.loopGuard.max) - 1)
-      redis.call('PEXPIRE', KEYS[11], message.loopGuard.windowMs)
-    end
-    -- Recorded now: its body must no longer lead a takeover to this sms id.
-    if redis.call('HGET', KEYS[9], message.body) == ARGV[3] then
-      redis.call('HDEL', KEYS[9], message.body)
-    end
+if popped then
+  redis.call('LPOP', KEYS[2])
+  changeCounters(KEYS[13], ARGV[15], ARGV[16])
+  if type(popped.loopGuard) == 'table' then
+    redis.call('LPUSH', KEYS[11], ARGV[8])
+    redis.call('LTRIM', KEYS[11], 0, tonumber(popped.loopGuard.max) - 1)
+    redis.call('PEXPIRE', KEYS[11], popped.loopGuard.windowMs)
+  end
+  -- Recorded now: its body must no longer lead a takeover to this sms id.
+  if redis.call('HGET', KEYS[9], popped.body) == ARGV[3] then
+    redis.call('HDEL', KEYS[9], popped.body)
   end
 end
-
 
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}

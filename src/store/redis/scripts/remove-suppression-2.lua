@@ -51,12 +51,13 @@ local function memberValueAt(json, name)
 end
 
 local removed = redis.call('DEL', KEYS[1])
-local seq, applied, timers, messages, record = conversationParts(redis.call('GET', KEYS[2]))
+local seq, applied, timers, messages, record, transcript =
+  conversationParts(redis.call('GET', KEYS[2]))
 if record and record ~= '' then
   local flag = memberValueAt(record, 'suppressed')
   if flag and string.match(string.sub(record, flag, flag + 4), '^true[,}]') then
     record = string.sub(record, 1, flag - 1) .. 'false' .. string.sub(record, flag + 4)
-    local value = conversationValue(seq, applied, timers, messages, record)
+    local value = conversationValue(seq, applied, timers, messages, record, transcript)
     local status = memberValueAt(record, 'status')
     if status and string.sub(record, status, status + 7) == '"active"' then
       redis.call('SET', KEYS[2], value, 'KEEPTTL')

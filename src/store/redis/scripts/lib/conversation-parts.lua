@@ -1,17 +1,54 @@
 -- A stored conversation value (conversation-value.ts):
--- `<seq>\n<applied>\n<timers>\n<messages>\n<record>`. Answers its five parts as strings, or nil
--- when there is no value.
+-- `<seq>\n<applied>\n<timers>\n<messages>\n<record>[\n<transcript>]`. Answers its six parts as
+-- strings ('' for a value with no transcript line), or nil when there is no value.
 local function conversationParts(value)
   if not value then
     return nil
   end
-  return string.match(value, '^(%d+)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
+  local seq, applied, timers, messages, rest =
+    string.match(value, '^(%d+)\n([^\n]*)\n([^\n]*)\n([^\n]*)\n(.*)$')
+  if not seq then
+    return nil
+  end
+  local record, transcript = string.match(rest, '^([^\n]*)\n(.*)$')
+  if record then
+    return seq, applied, timers, messages, record, transcript
+  end
+  return seq, applied, timers, messages, rest, ''
 end
 
--- A conversation value from its five parts (nil parts are empty).
-local function conversationValue(seq, applied, timers, messages, record)
-  return (seq or '0') .. '\n' .. (applied or '') .. '\n' .. (timers or '') .. '\n' ..
+-- A conversation value from its parts (nil parts are empty; no transcript line when it is).
+local function conversationValue(seq, applied, timers, messages, record, transcript)
+  local value = (seq or '0') .. '\n' .. (applied or '') .. '\n' .. (timers or '') .. '\n' ..
     (messages or '') .. '\n' .. (record or '')
+  if transcript and transcript ~= '' then
+    return value .. '\n' .. transcript
+  end
+  return value
+end
+
+-- A value as the worker reads it (claims, commits, read-inbox): its transcript line left
+-- out, since only `readTranscript` needs it and it may hold 200 messages.
+local function withoutTranscript(value)
+  if not value then
+    return value
+  end
+  return string.match(value, '^(%d+\n[^\n]*\n[^\n]*\n[^\n]*\n[^\n]*)\n') or value
+end
+
+-- A transcript line with one more entry (`i[<at>,<body>,<state>]` or `o[<at>,<sms id>,<body>]`,
+-- entries separated by a tab, which JSON always escapes), less the oldest past `cap`. Counted
+-- and cut as a string: no entry is decoded.
+local function transcriptWith(transcript, entry, cap)
+  if not transcript or transcript == '' then
+    return entry
+  end
+  transcript = transcript .. '\t' .. entry
+  local _, tabs = string.gsub(transcript, '\t', '')
+  for _ = cap, tabs do
+    transcript = string.sub(transcript, string.find(transcript, '\t', 1, true) + 1)
+  end
+  return transcript
 end
 
 -- The run id the record JSON starts with (`{"v":1,"runId":"…"`).

@@ -1,0 +1,43 @@
+--[[
+  Reads a conversation's transcript in one call: its value (record, timers, messages line and
+  transcript line), the message records of the transcript's outbound messages that have left
+  the value for keys of their own, and the result of the record's run.
+
+  Input:
+    KEYS[1] conversation value (conversation-value.ts)
+    KEYS[2] message record key prefix (+ sms id), in the partition
+    KEYS[3] result key prefix (+ run id), in the partition
+  Output:
+    {stored value, result JSON, sms id, stored message record, sms id, …} ('' for none), each
+    sms id of the transcript's outbound entries not in the value's messages line whose record
+    is still kept
+]]
+local value = redis.call('GET', KEYS[1])
+if not value then
+  return {'', ''}
+end
+local _, _, _, messages, record, transcript = conversationParts(value)
+local runId = record and runIdOf(record)
+local reply = {value, runId and redis.call('GET', KEYS[3] .. runId) or ''}
+if not transcript or transcript == '' then
+  return reply
+end
+local inValue = {}
+if messages and messages ~= '' then
+  for _, entry in ipairs(cjson.decode(messages)) do
+    inValue[entry[1]] = true
+  end
+end
+-- An outbound entry starts a line or follows a tab, `o[<at>,"<sms id>"`: sms ids hold no quote
+-- or escape.
+for smsId in string.gmatch('\t' .. transcript, '\to%[[%d.]+,"([^"]*)"') do
+  if not inValue[smsId] then
+    inValue[smsId] = true
+    local stored = redis.call('GET', KEYS[2] .. smsId)
+    if stored then
+      reply[#reply + 1] = smsId
+      reply[#reply + 1] = stored
+    end
+  end
+end
+return reply
