@@ -58,6 +58,10 @@ const GLOBAL_KEYS_WITHOUT_TTL: ReadonlyArray<{ name: string; pattern: RegExp }> 
   // Per partition: the campaigns with recipients waiting, at their earliest (a member goes when
   // nothing of its campaign waits there).
   { name: '{p<N>}:camp-due', pattern: /^\{p\d+\}:camp-due$/ },
+  // Per partition, location and bot: the activity gauge (conversations active in each state,
+  // `stats/counter-names.ts`). A field goes when it is counted down to 0 and the hash with its
+  // last field, so it lives only while the bot has active conversations in the partition.
+  { name: '{p<N>}:n:act:<location>:<bot>', pattern: /^\{p\d+\}:n:act:[A-Za-z0-9_-]+:.+$/ },
   // Per location: the shared send schedule of its rate limit (next slot, paused until).
   { name: '{send:<location>}:…', pattern: /^\{send:[A-Za-z0-9_-]+\}:.+$/ },
 ];
@@ -424,6 +428,22 @@ describe.each(['redis', 'cluster'] as const)(
         key.endsWith(`conv:${location}:${phones.optOut}`),
       );
       expect(optOutRecord?.pttl, "PTTL of the opted-out phone's record").toBe(-1);
+
+      // The ended survey's transcript lives in its value (no key of its own), so it goes with
+      // it after the retention.
+      const transcript = await run.store.readTranscript(key(phones.final));
+      expect(
+        transcript?.entries.map(({ direction, body }) => `${direction} ${body}`),
+        'the ended conversation transcript',
+      ).toEqual([
+        'out Rate your visit from 1 to 5.',
+        'in 4',
+        'out Any comment?',
+        'in Friendly staff',
+        'out Thank you!',
+      ]);
+      const finalRecord = keys.find(({ key }) => key.endsWith(`conv:${location}:${phones.final}`));
+      expect(finalRecord?.pttl, "PTTL of the ended conversation's value").toBeGreaterThan(0);
 
       const leaks = keys.filter(
         ({ key, pttl }) => pttl === -1 && allowedWithoutTtl(key) === undefined,
