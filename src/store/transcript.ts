@@ -85,8 +85,8 @@ export interface TranscriptParts {
 }
 
 /**
- * The transcript from what the store keeps: each outbound entry joined with its message
- * record, the run's timers soonest first. Both drivers answer `readTranscript` with it, so
+ * The transcript from what the store keeps: entries by time, each outbound one joined with its
+ * message record, the run's timers soonest first. Both drivers answer `readTranscript` with it, so
  * they answer the same.
  */
 export function buildTranscript(parts: TranscriptParts): Transcript | null {
@@ -97,18 +97,22 @@ export function buildTranscript(parts: TranscriptParts): Transcript | null {
     location: key.location,
     phone: key.phone,
     conversation: record && conversationOf(record, timers, result),
-    entries: entries.map((entry) => {
-      const message = entry.smsId === undefined ? undefined : messages.get(entry.smsId);
-      if (!message) return { ...entry };
-      return {
-        ...entry,
-        status: message.status,
-        ...(message.statusReason !== '' && { reason: message.statusReason }),
-        ...(message.parts !== undefined && { parts: message.parts }),
-        ...(message.encoding !== undefined && { encoding: message.encoding }),
-        ...(message.price !== undefined && { price: message.price }),
-      };
-    }),
+    // By time, stable: a reply taken in before the answer it crossed was recorded sent is
+    // written after it (at its step's commit), but came first.
+    entries: [...entries]
+      .sort((a, b) => a.at - b.at)
+      .map((entry) => {
+        const message = entry.smsId === undefined ? undefined : messages.get(entry.smsId);
+        if (!message) return { ...entry };
+        return {
+          ...entry,
+          status: message.status,
+          ...(message.statusReason !== '' && { reason: message.statusReason }),
+          ...(message.parts !== undefined && { parts: message.parts }),
+          ...(message.encoding !== undefined && { encoding: message.encoding }),
+          ...(message.price !== undefined && { price: message.price }),
+        };
+      }),
   };
 }
 
