@@ -16,6 +16,7 @@ import type { MessagingClient } from '../provider/messaging-client.ts';
 import { type Clock, systemClock } from '../scheduler/clock.ts';
 import { createScheduler } from '../scheduler/create-scheduler.ts';
 import { readActiveStates } from '../stats/read-stats.ts';
+import { startReconcileLoop } from '../stats/reconcile-loop.ts';
 import type { Store } from '../store/store.ts';
 import { defaultRetentionMs } from '../store/store-limits.ts';
 import type { AppConfig } from './config.ts';
@@ -136,18 +137,16 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     }
   }
 
+  // The bots of now (dev reloads them), in every location: what the activity counters cover.
+  const everyBot = () =>
+    config.locations.flatMap(({ name }) =>
+      [...registry.bots.keys()].map((bot) => ({ location: name, bot })),
+    );
   const metrics =
     options.metrics ??
     createMetrics({
       sample: () => store.sample(),
-      // Read at each scrape: the bots of now (dev reloads them) in every location.
-      activeStates: () =>
-        readActiveStates(
-          store,
-          config.locations.flatMap(({ name }) =>
-            [...registry.bots.keys()].map((bot) => ({ location: name, bot })),
-          ),
-        ),
+      activeStates: () => readActiveStates(store, everyBot()),
     });
   let draining = false;
   const sender = roles.sender
@@ -284,6 +283,10 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   sender?.start();
   scheduler?.start();
   campaigns?.start();
+  // The scheduler role also recounts the activity gauges from the records, hourly (one process).
+  const reconcile = roles.scheduler
+    ? startReconcileLoop({ store, clock, logger, bots: everyBot })
+    : undefined;
   if (roles.web && config.publicUrl) {
     await registerWebhooks(config, clients, logger, { store, signal: options.signal });
   }
@@ -291,6 +294,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   let closing: Promise<void> | undefined;
   const stop = () => {
     draining = true;
+    reconcile?.stop();
     return stopGracefully({
       timeoutMs: config.stopTimeoutMs ?? 10_000,
       logger,

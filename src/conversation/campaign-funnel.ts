@@ -1,3 +1,4 @@
+import type { EndStage } from '../stats/stats-types.ts';
 import type { ConversationRecord, MailboxEvent, MessageRecord } from '../store/records.ts';
 import type { CounterChange, StepCommit } from '../store/store.ts';
 
@@ -6,7 +7,7 @@ export const funnelCounters = (location: string, campaign: string) =>
   `funnel:${location}:${campaign}`;
 
 /** The funnel's stage of an end code: how a campaign conversation ended. */
-function endStage(code: string | undefined): string {
+export function endStage(code: string | undefined): EndStage {
   switch (code) {
     case 'opted_out':
       return 'opted_out';

@@ -15,6 +15,7 @@ import { countFunnel } from './campaign-funnel.ts';
 import { collectEffects } from './collect-effects.ts';
 import type { ComplianceRules } from './compliance-rules.ts';
 import { complianceStep, optedOutCode } from './compliance-step.ts';
+import { countActivity } from './count-activity.ts';
 import { implicitEnd } from './implicit-end.ts';
 import { planTimers } from './plan-timers.ts';
 import { pureInitialTransition, pureTransition } from './pure-transition.ts';
@@ -74,6 +75,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
     runOneStep({ ...input, event, record, message: null }),
   );
   countFunnel(input.event, input.record, step.commit, input.message);
+  countActivity(input.event, input.record, step.commit, input.message, input.now);
   return step;
 }
 

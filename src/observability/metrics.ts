@@ -16,6 +16,11 @@ export type NotificationOutcome =
 export interface MetricsOptions {
   /** Reads the store at scrape time (`Store.sample`); the gauges it feeds stay empty without it. */
   sample?: () => Promise<StoreSample>;
+  /**
+   * Active conversations per bot and state, exact (the activity gauges,
+   * `stats/read-stats.ts`'s `readActiveStates`); without it, counted from the sample.
+   */
+  activeStates?: () => Promise<Array<{ bot: string; state: string; count: number }>>;
   /** A sample younger than this is reused, so frequent scrapes cost the store nothing more. Default 1 s. */
   sampleMaxAgeMs?: number;
 }
@@ -88,12 +93,15 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   const latest = sampler(options);
   new Gauge({
     name: 'replyflow_conversations_active',
-    help: 'Active conversations by bot and state, sampled from the store (at most 1,000 records per sample)',
+    help: 'Active conversations by bot and state, from the counters the commits move',
     labelNames: ['bot', 'state'],
     registers,
     async collect() {
+      const active = options.activeStates
+        ? await options.activeStates().catch(() => undefined)
+        : (await latest())?.active;
       this.reset();
-      for (const { bot, state, count } of (await latest())?.active ?? []) {
+      for (const { bot, state, count } of active ?? []) {
         this.set({ bot, state }, count);
       }
     },

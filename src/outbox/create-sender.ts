@@ -2,6 +2,7 @@ import { describeEncoding, lintMessage } from '../bot/lint-message.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
+import { sentCounters } from '../stats/counter-names.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
 import type { MessageRecord, OutboundMessage } from '../store/records.ts';
 import type { Claim, ClaimWithView, OutboundMarks, OutboxView, Store } from '../store/store.ts';
@@ -401,7 +402,9 @@ export function createSender(options: SenderOptions) {
     sent: MessageRecord,
   ): Promise<Outcome> {
     const now = clock.now();
-    const result = await store.recordSent(claim, message.id, sent, now);
+    // A sent SMS counts in its bot's tallies with the pop (once, however often it is recorded).
+    const counters = message.contact ? undefined : sentCounters(message, now);
+    const result = await store.recordSent(claim, message.id, sent, now, counters);
     if (!result.ok) {
       logFor(message).warn(
         { outbox: message.id, smsId: sent.smsId },

@@ -8,6 +8,7 @@ import type {
   RecipientEntry,
   RecipientRow,
 } from './campaign-records.ts';
+import type { CounterChange } from './store.ts';
 
 /** What an import batch did. */
 export interface UpsertOutcome {
@@ -114,4 +115,17 @@ export interface CampaignStore {
 
   /** A counters hash summed over the partitions (the commits' `counters`). */
   readCounters(name: string): Promise<Record<string, number>>;
+
+  /**
+   * Moves counters outside a step, as a commit's `counters` would (a gauge's field counted to 0
+   * goes), atomically: what the activity reconciliation corrects. Read sums over the partitions,
+   * so it writes in partition 0.
+   */
+  adjustCounters(changes: readonly CounterChange[]): Promise<void>;
+
+  /**
+   * Takes a periodic task's lease (the activity reconciliation) for `ttlMs` when no process
+   * holds it: true when this call took it. Lets one process of many do the task each period.
+   */
+  leaseTask(name: string, token: string, now: number, ttlMs: number): Promise<boolean>;
 }

@@ -16,6 +16,8 @@ import type { CampaignPart, MemoryState } from './memory-state.ts';
 
 /** The campaign operations in memory, the same semantics as the Lua scripts (the contract suite). */
 export function memoryCampaignOperations(state: MemoryState): CampaignStore {
+  /** The periodic tasks' leases (`leaseTask`). */
+  const tasks = new Map<string, { token: string; until: number }>();
   const definitions = new Map<string, Map<string, string>>();
   const parts = state.campaignParts;
   /** per partition: campaign id → earliest due */
@@ -312,6 +314,15 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
     },
     async readCounters(name) {
       return state.sumCounters(name);
+    },
+    async adjustCounters(changes) {
+      state.changeCounters(0, changes);
+    },
+    async leaseTask(name, token, now, ttlMs) {
+      const held = tasks.get(name);
+      if (held && held.until > now) return false;
+      tasks.set(name, { token, until: now + ttlMs });
+      return true;
     },
   };
 }

@@ -9,6 +9,7 @@ import type {
 import type { CampaignStore } from '../campaign-store.ts';
 import { decodeRecipient, encodeRecipient } from '../recipient-value.ts';
 import { storableJson } from '../storable-json.ts';
+import { counterChangesJson } from './counter-changes-json.ts';
 import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 type CampaignOperations = Omit<CampaignStore, 'onCampaignDue'>;
@@ -262,6 +263,24 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
         ),
       );
       return due === '' || due === null ? undefined : Number(due);
+    },
+    async adjustCounters(changes) {
+      if (changes.length === 0) return;
+      await withStoreErrors('adjustCounters', () =>
+        scripts.run(
+          'adjust-counters',
+          [keys.partition(0).countersPrefix],
+          [counterChangesJson(changes), context.retention.conversationsMs],
+        ),
+      );
+    },
+    async leaseTask(name, token, _now, ttlMs) {
+      // Beside the counters of partition 0, with a TTL: the lease ends by itself.
+      const key = `${keys.partition(0).countersPrefix}task:${name}`;
+      const taken = await withStoreErrors('leaseTask', () =>
+        redis.set(key, token, 'PX', Math.max(1, Math.round(ttlMs)), 'NX'),
+      );
+      return taken === 'OK';
     },
     readCounters: (name) => sumCounters((p) => `${keys.partition(p).countersPrefix}${name}`),
   };

@@ -83,7 +83,8 @@ export type ScriptName =
   | 'claim-due-chunks'
   | 'fire-recipients'
   | 'settle-chunk'
-  | 'set-campaign-state';
+  | 'set-campaign-state'
+  | 'adjust-counters';
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;

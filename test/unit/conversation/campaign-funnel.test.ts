@@ -29,6 +29,10 @@ const status = (id: string, value: 'sent' | 'delivered'): MailboxEvent => ({
   statusReason: value === 'delivered' ? 'DELIVRD' : '',
 });
 
+/** The funnel's counters of a commit (the bots' activity counters move in it too). */
+const funnel = (commit: { counters?: { name: string }[] }) =>
+  commit.counters?.filter((c) => c.name.startsWith('funnel:'));
+
 function step(
   event: MailboxEvent,
   record: ConversationRecord | null,
@@ -49,15 +53,13 @@ describe('the campaign funnel', () => {
       runId: 'run-1',
     };
     const sent = step(status('n1', 'sent'), started, message).commit;
-    expect(sent.counters).toEqual([{ name: 'funnel:paris:spring', field: 'sent', by: 1 }]);
+    expect(funnel(sent)).toEqual([{ name: 'funnel:paris:spring', field: 'sent', by: 1 }]);
     const delivered = step(status('n2', 'delivered'), sent.record!, message).commit;
-    expect(delivered.counters).toEqual([
-      { name: 'funnel:paris:spring', field: 'delivered', by: 1 },
-    ]);
+    expect(funnel(delivered)).toEqual([{ name: 'funnel:paris:spring', field: 'delivered', by: 1 }]);
     // The same status again (a redelivery under another id) counts nothing more.
     expect(
-      step(status('n3', 'delivered'), delivered.record!, message).commit.counters,
-    ).toBeUndefined();
+      funnel(step(status('n3', 'delivered'), delivered.record!, message).commit) ?? [],
+    ).toEqual([]);
   });
 
   it('counts nothing for a status of another run’s message', () => {
