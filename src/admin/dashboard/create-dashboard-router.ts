@@ -5,7 +5,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { Store } from '../../store/store.ts';
 import type { AdminSessions } from './admin-session.ts';
 import { loginRoutes } from './login-routes.ts';
-import { openApiDocument } from './openapi.ts';
+import { openApiDocument } from './openapi-document.ts';
 import { readDashboardOverview } from './read-dashboard-overview.ts';
 import type { AdminAccess } from './require-admin-access.ts';
 import { resultsRoutes } from './results-routes.ts';
