@@ -24,6 +24,7 @@ const commands: Record<string, () => Promise<Register>> = {
     (await import('./conversations-command.ts')).registerConversationsCommand,
   chat: async () => (await import('./chat-command.ts')).registerChatCommand,
   results: async () => (await import('./results-command.ts')).registerResultsCommand,
+  stats: async () => (await import('./stats-command.ts')).registerStatsCommand,
   suppressions: async () => (await import('./suppressions-command.ts')).registerSuppressionsCommand,
   campaigns: async () => (await import('./campaigns-command.ts')).registerCampaignsCommand,
   test: async () => (await import('./test-command.ts')).registerTestCommand,
