@@ -10,7 +10,7 @@ import type { Reply } from '../provider/schemas/reply.ts';
 import type { Store } from '../store/store.ts';
 import { clockRoutes } from './dev-phone/clock-routes.ts';
 import { DevPhoneJournal } from './dev-phone/dev-phone-journal.ts';
-import { layoutStatechart, type Statechart } from './dev-phone/layout-statechart.ts';
+import { layoutStatechart, type Statechart } from '../statechart/layout-statechart.ts';
 import { phoneActionRoutes } from './dev-phone/phone-action-routes.ts';
 import { formatPhone, toSmsView } from './dev-phone/sms-view.ts';
 import { watchConversations } from './dev-phone/watch-conversations.ts';

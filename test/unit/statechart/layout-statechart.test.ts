@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { activePaths, stateLabel } from '../../../src/app/dev-phone/conversation-view.ts';
-import { layoutStatechart } from '../../../src/app/dev-phone/layout-statechart.ts';
+import { layoutStatechart } from '../../../src/statechart/layout-statechart.ts';
 
 const machine = setup({ guards: { ready: () => true } }).createMachine({
   id: 'flow',
