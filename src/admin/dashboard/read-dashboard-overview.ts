@@ -41,10 +41,13 @@ export async function readDashboardOverview(
   const bots = names.flatMap((location) =>
     [...registry.bots.keys()].sort().map((bot) => ({ location, bot })),
   );
-  const [overview, campaigns] = await Promise.all([
+  // Each configured location's campaigns hash: listing them with no location would SCAN the
+  // whole keyspace (seconds with a million conversations).
+  const [overview, ...perLocation] = await Promise.all([
     readOverview(store, bots, now),
-    listCampaigns(store),
+    ...names.map((location) => listCampaigns(store, { location })),
   ]);
+  const campaigns = perLocation.flat();
   return {
     ...overview,
     locations: names,
