@@ -6,6 +6,16 @@ import type { CounterChange, StepCommit } from '../store/store.ts';
 export const funnelCounters = (location: string, campaign: string) =>
   `funnel:${location}:${campaign}`;
 
+/**
+ * The counters name of a campaign's funnel per UTC hour: field `<stage>@<yyyy-mm-ddThh>`, and
+ * `started@<hour>` for each run it started (the dashboard's progress over time).
+ */
+export const funnelHourCounters = (location: string, campaign: string) =>
+  `funnelh:${location}:${campaign}`;
+
+/** The UTC hour of a time, `yyyy-mm-ddThh`: the funnel's hourly field suffix. */
+export const hourOf = (ms: number) => new Date(ms).toISOString().slice(0, 13);
+
 /** The funnel's stage of an end code: how a campaign conversation ended. */
 export function endStage(code: string | undefined): EndStage {
   switch (code) {
@@ -31,12 +41,15 @@ export function endStage(code: string | undefined): EndStage {
  * `errored`, `expired`, `interrupted`). The stages seen are kept in the record
  * (`campaign.seen`), so a redelivered status or a second reply counts nothing. A status that
  * comes after its run ended still counts: the ended record is written again, with the stage.
+ * Each stage is also counted in the hour of `now` (`funnelHourCounters`), with `started` for the
+ * step that began the run: a new run is committed once, so it needs no letter in `seen`.
  */
 export function countFunnel(
   event: MailboxEvent,
   before: ConversationRecord | null,
   commit: StepCommit,
-  message: Pick<MessageRecord, 'runId'> | null = null,
+  message: Pick<MessageRecord, 'runId'> | null,
+  now: number,
 ): void {
   const after = commit.record ?? before;
   const campaign = after?.campaign;
@@ -56,10 +69,21 @@ export function countFunnel(
   }
   if (event.kind === 'reply' && sameRun && before?.status === 'active') see('a', 'answered');
   if (after.status !== 'active') see('e', endStage(after.endedReason));
-  if (stages.length === 0) return;
+  const started = !sameRun;
+  if (stages.length === 0 && !started) return;
   const name = funnelCounters(after.location, campaign.name);
-  const changes: CounterChange[] = stages.map((field) => ({ name, field, by: 1 }));
+  const hourly = funnelHourCounters(after.location, campaign.name);
+  const hour = hourOf(now);
+  const changes: CounterChange[] = [
+    ...stages.map((field) => ({ name, field, by: 1 })),
+    ...[...(started ? ['started'] : []), ...stages].map((stage) => ({
+      name: hourly,
+      field: `${stage}@${hour}`,
+      by: 1,
+    })),
+  ];
   commit.counters = [...(commit.counters ?? []), ...changes];
+  if (stages.length === 0) return;
   const record = commit.record ?? { ...after, seq: commit.expectedSeq + 1 };
   commit.record = { ...record, campaign: { ...campaign, seen: [...seen].join('') } };
 }

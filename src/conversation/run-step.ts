@@ -74,7 +74,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
   const step = startQueued(runOneStep(input), (event, record) =>
     runOneStep({ ...input, event, record, message: null }),
   );
-  countFunnel(input.event, input.record, step.commit, input.message);
+  countFunnel(input.event, input.record, step.commit, input.message, input.now);
   countActivity(input.event, input.record, step.commit, input.message, input.now);
   return step;
 }

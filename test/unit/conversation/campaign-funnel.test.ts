@@ -30,15 +30,20 @@ const status = (id: string, value: 'sent' | 'delivered'): MailboxEvent => ({
 });
 
 /** The funnel's counters of a commit (the bots' activity counters move in it too). */
-const funnel = (commit: { counters?: { name: string }[] }) =>
+const funnel = (commit: { counters?: { name: string; field: string }[] }) =>
   commit.counters?.filter((c) => c.name.startsWith('funnel:'));
+
+/** The funnel's hourly counters of a commit (`funnelh:`, field `<stage>@<hour>`). */
+const hourly = (commit: { counters?: { name: string; field: string }[] }) =>
+  commit.counters?.filter((c) => c.name.startsWith('funnelh:'));
 
 function step(
   event: MailboxEvent,
   record: ConversationRecord | null,
   message: MessageRecord | null,
+  now = 1_000,
 ) {
-  return runStep({ event, record, message, registry, now: 1_000, newRunId: () => 'run-1' });
+  return runStep({ event, record, message, registry, now, newRunId: () => 'run-1' });
 }
 
 describe('the campaign funnel', () => {
@@ -72,5 +77,32 @@ describe('the campaign funnel', () => {
       runId: 'run-0',
     };
     expect(step(status('n1', 'sent'), started, older).commit.counters ?? []).toEqual([]);
+  });
+
+  it('counts each stage, and the run’s start, in the UTC hour of the step too', () => {
+    const at = Date.parse('2027-03-01T08:59:59.999Z');
+    const begun = step(start, null, null, at).commit;
+    expect(funnel(begun)).toEqual([]);
+    expect(hourly(begun)).toEqual([
+      { name: 'funnelh:paris:spring', field: 'started@2027-03-01T08', by: 1 },
+    ]);
+    const message: MessageRecord = {
+      ...base,
+      smsId: 'sms-1',
+      status: 'delivered',
+      statusReason: 'DELIVRD',
+      runId: 'run-1',
+    };
+    const delivered = step(status('n1', 'delivered'), begun.record!, message, at + 1).commit;
+    expect(hourly(delivered)).toEqual([
+      { name: 'funnelh:paris:spring', field: 'sent@2027-03-01T09', by: 1 },
+      { name: 'funnelh:paris:spring', field: 'delivered@2027-03-01T09', by: 1 },
+    ]);
+    // The hourly fields add up to the funnel's totals, and a repeated status adds to neither.
+    const again = step(status('n2', 'delivered'), delivered.record!, message, at + 2).commit;
+    expect(hourly(again) ?? []).toEqual([]);
+    expect(hourly(delivered)?.map((c) => c.field.split('@')[0])).toEqual(
+      funnel(delivered)?.map((c) => c.field),
+    );
   });
 });
