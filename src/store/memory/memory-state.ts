@@ -219,6 +219,10 @@ export class MemoryState {
       };
       this.messages.set(this.inPartition(key.phone, smsId), storableJson(record));
       this.recordedSent.add(this.inPartition(key.phone, smsId));
+      // As lib/outbox-head.lua: in the transcript of a conversation the store keeps.
+      if (this.conversations.has(id) || this.transcripts.has(id)) {
+        this.addTranscriptEntry(id, { direction: 'out', at: now, body: message.body, smsId });
+      }
       dropped.push({ id: message.id, reason, botId: message.botId });
     }
     return dropped;

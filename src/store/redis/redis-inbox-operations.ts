@@ -57,6 +57,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       storeLimits.dropsPerView,
       storeLimits.botBandMs,
       options?.answersOnly ? '1' : '',
+      storeLimits.transcriptEntries,
     ];
     const reply = await withStoreErrors('claim', () => scripts.run('claim', scriptKeys, args));
     if (!Array.isArray(reply)) return [];

@@ -17,7 +17,12 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
     async readOutbox(claim, now) {
       const c = keys.conversation(claim);
       const scriptKeys = [c.list('outbox'), c.record, c.suppressed, c.sends, c.messagePrefix];
-      const args = [now, messageTtl(context), storeLimits.dropsPerView];
+      const args = [
+        now,
+        messageTtl(context),
+        storeLimits.dropsPerView,
+        storeLimits.transcriptEntries,
+      ];
       const [head, smsId, dropped] = (await withStoreErrors('readOutbox', () =>
         scripts.run('read-outbox', scriptKeys, args),
       )) as unknown[];

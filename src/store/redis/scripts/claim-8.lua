@@ -42,6 +42,7 @@
     ARGV[7] outbox: most messages to drop per conversation
     ARGV[8] outbox: the bot-initiated band (ms, storeLimits.botBandMs)
     ARGV[9] outbox: '1' to claim answers only (the bot-initiated band is left alone)
+    ARGV[10] outbox: most messages a transcript keeps (a dropped message goes to it)
   Output:
     '' when nothing is ready; else four per claim, for inbox {conversation id, stored
     conversation value, head event JSON, stored origin message record}, for outbox {conversation id, head message
@@ -62,7 +63,7 @@ local function view(reply, claimed, takenOver)
   if outbox then
     local dropped = {}
     local head = outboxHead(KEYS[3] .. claimed, KEYS[7] .. claimed, KEYS[8] .. claimed, KEYS[5],
-      now, dropped, tonumber(ARGV[6]), tonumber(ARGV[7]))
+      now, dropped, tonumber(ARGV[6]), tonumber(ARGV[7]), KEYS[4] .. claimed, tonumber(ARGV[10]))
     local smsId = ''
     if head ~= '' then
       local message = cjson.decode(head)

@@ -65,7 +65,8 @@
     +15 the state path after the step, as a JSON string, when the step writes a record; or ''.
         With a reply event, its message goes to the value's transcript line (its receivedAt,
         body and this state): `i[<at>,<body>,<state>]`
-    +16 the most messages the transcript keeps (the oldest go)
+    +16 the most messages the transcript keeps (the oldest go; an outbox message this call
+        drops goes to it too)
   Output:
     {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
@@ -264,7 +265,7 @@ if outbound > 0 then
     redis.call('HSET', KEYS[9], 'token', ARGV[11], 'lease', outboxLease)
     redis.call('ZADD', KEYS[6], now + outboxLease, ARGV[8])
     handed = outboxHead(KEYS[5], KEYS[10], KEYS[11], KEYS[7], now, handedDropped,
-      droppedTtl, dropLimit)
+      droppedTtl, dropLimit, KEYS[3], transcriptCap)
     -- All dropped: the claim is handed over all the same, so the sender logs them and releases.
     if handed ~= '' then
       handedSmsId = sentSmsIdIn(messages, cjson.decode(handed).id)

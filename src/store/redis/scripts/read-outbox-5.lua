@@ -12,12 +12,13 @@
     ARGV[1] now (ms)
     ARGV[2] dropped record TTL (s)
     ARGV[3] most messages to drop in this call
+    ARGV[4] most messages a transcript keeps (a dropped message goes to it)
   Output:
     {head message JSON, sms id, dropped JSON}, '' for each one missing
 ]]
 local dropped = {}
 local head = outboxHead(KEYS[1], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]), dropped,
-  tonumber(ARGV[2]), tonumber(ARGV[3]))
+  tonumber(ARGV[2]), tonumber(ARGV[3]), KEYS[2], tonumber(ARGV[4]))
 if head == '' then
   return {'', '', droppedJson(dropped)}
 end

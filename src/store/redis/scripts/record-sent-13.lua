@@ -46,7 +46,8 @@
              [[counter name, field, by, (TTL ms: 0 none)], …], or '' (lib/change-counters.lua)
     ARGV[16] their TTL (ms) when a change gives none
     ARGV[17] the most messages the conversation's transcript keeps: an SMS this call pops goes
-             to its transcript line as `o[<now>,<sms id>,<body>]` (a contact update does not)
+             to its transcript line as `o[<now>,<sms id>,<body>]` (a contact update does not),
+             as does a message the next view drops
   Output:
     {'ok', next head message JSON, sms id of its sent guard, released, dropped JSON} ('' for
     each one missing; released: 1 or 0) | {'lost-lock'}. The next head is read as
@@ -159,7 +160,7 @@ end
 -- The next view, as read-outbox-5.lua reads it.
 local dropped = {}
 local nextHead = outboxHead(KEYS[2], KEYS[10], KEYS[11], KEYS[12], tonumber(ARGV[8]), dropped,
-  tonumber(ARGV[12]), tonumber(ARGV[13]))
+  tonumber(ARGV[12]), tonumber(ARGV[13]), KEYS[3], tonumber(ARGV[17]))
 if redis.call('LLEN', KEYS[2]) == 0 then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[5], ARGV[9])

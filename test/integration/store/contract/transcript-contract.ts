@@ -174,6 +174,31 @@ export function transcriptContract(store: () => Store): void {
       ]);
     });
 
+    it('shows a message dropped at send time (the phone opted out) with its reason', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await runReplies(
+        store(),
+        phone,
+        [reply(phone, 'r-1', 'HI', t0)],
+        (_, seq) => ({
+          record: recordIn(phone, seq, 'a'),
+          outbound: [outboundMessage(phone, 'r-1:0', 'Never sent')],
+        }),
+        t0,
+      );
+      await store().markOptedOut(keyOf(phone), t0 + 1);
+      const claim = await claimOf(store(), 'outbox', phone, t0 + 2);
+      expect(claim.view.dropped).toEqual([{ id: 'r-1:0', reason: 'suppressed', botId: 'survey' }]);
+      expect((await store().readTranscript(keyOf(phone)))?.entries.at(-1)).toEqual({
+        direction: 'out',
+        at: t0 + 2,
+        body: 'Never sent',
+        smsId: 'dropped:r-1:0',
+        status: 'errored',
+        reason: 'suppressed',
+      });
+    });
+
     it(`keeps the last ${storeLimits.transcriptEntries} messages`, async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       await runReplies(

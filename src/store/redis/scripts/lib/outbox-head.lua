@@ -6,10 +6,13 @@
 -- later than now) at the head move behind the first message that is not held; when all are, the
 -- held head is answered (the sender defers it). Each dropped message is popped and gets a
 -- message record `dropped:<outbox id>` (status errored, its reason as statusReason, kept
--- `droppedTtl` seconds), and is appended to `dropped` as {id, reason, botId}.
+-- `droppedTtl` seconds), goes to the conversation's transcript (`conversationKey`, at most
+-- `transcriptCap` messages) as `o[<now>,"dropped:<outbox id>",<body>]`, and is appended to
+-- `dropped` as {id, reason, botId}.
 -- Answers the head JSON, or '' when the list is empty or `dropLimit` messages were dropped
 -- (the caller comes back for the rest: check LLEN, not the answer, before releasing).
-local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, dropped, droppedTtl, dropLimit)
+local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, dropped, droppedTtl,
+    dropLimit, conversationKey, transcriptCap)
   local suppressed = nil
   for _ = 1, dropLimit do
     local head = redis.call('LINDEX', listKey, 0)
@@ -60,6 +63,14 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
       }
       -- A message record (message-value.ts): rank 2 (errored), written as sent.
       redis.call('SET', messagePrefix .. smsId, '21' .. cjson.encode(record), 'EX', droppedTtl)
+      local seq, applied, timers, messages, stored, transcript =
+        conversationParts(redis.call('GET', conversationKey))
+      if seq then
+        transcript = transcriptWith(transcript, 'o[' .. string.format('%.0f', now) .. ',' ..
+          cjson.encode(smsId) .. ',' .. cjson.encode(message.body) .. ']', transcriptCap)
+        redis.call('SET', conversationKey,
+          conversationValue(seq, applied, timers, messages, stored, transcript), 'KEEPTTL')
+      end
       dropped[#dropped + 1] = {id = message.id, reason = reason, botId = message.botId}
     elseif not (message.holdUntil and tonumber(message.holdUntil) > now) then
       return head
