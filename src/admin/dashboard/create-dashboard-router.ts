@@ -4,6 +4,9 @@ import type { BotRegistry } from '../../bot/bot-registry.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { Store } from '../../store/store.ts';
 import type { AdminSessions } from './admin-session.ts';
+import { botRoutes } from './bot-routes.ts';
+import { conversationRefs } from './conversation-refs.ts';
+import { conversationRoutes } from './conversation-routes.ts';
 import { loginRoutes } from './login-routes.ts';
 import { openApiDocument } from './openapi-document.ts';
 import { readDashboardOverview } from './read-dashboard-overview.ts';
@@ -26,6 +29,8 @@ export interface DashboardRouterOptions {
 export const dashboardPages: ReadonlyArray<{ path: string; example: string }> = [
   { path: '/admin', example: '/admin' },
   { path: '/admin/results', example: '/admin/results' },
+  { path: '/admin/bots/:location/:bot', example: '/admin/bots/paris/survey' },
+  { path: '/admin/conversations/:ref', example: '/admin/conversations/x' },
   { path: '/admin/assets/:file', example: '/admin/assets/dashboard.css' },
   { path: '/admin/login', example: '/admin/login' },
   { path: '/admin/login.css', example: '/admin/login.css' },
@@ -75,6 +80,10 @@ export function createDashboardRouter(options: DashboardRouterOptions): Router {
     res.set('cache-control', 'no-store').json(overview);
   });
   router.use(resultsRoutes(options));
+  // One key for the references the bot page writes and the conversation page opens.
+  const refs = conversationRefs(options.adminToken);
+  router.use(botRoutes({ ...options, refs, csrfOf }));
+  router.use(conversationRoutes({ ...options, refs, csrfOf }));
   router.get('/admin/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createCampaignRequestSchema } from '../../campaigns/create-campaign.ts';
 import { startRequestSchema } from '../start-with-policy.ts';
+import { inStateQuerySchema } from './in-state-query.ts';
 import { loginSchema } from './login-routes.ts';
 import { resultsQuerySchema } from './results-query.ts';
 
@@ -22,6 +23,7 @@ const location = z.object({
   location: z.string().min(1).max(100).optional().describe('needed when several are configured'),
 });
 const refused = { '401': 'no or wrong credential', '403': 'read-only token, or CSRF refused' };
+const unknownBot = { '404': 'unknown location or bot' };
 const campaignActions = ['pause', 'resume', 'cancel'] as const;
 
 /**
@@ -172,6 +174,46 @@ export const apiRoutes: readonly ApiRoute[] = [
     summary: "A bot's results as CSV, streamed (phones whole for the full-access token only)",
     query: resultsQuerySchema.omit({ limit: true, offset: true }),
     responses: { '200': 'text/csv', '400': 'invalid field', ...refused },
+  },
+  {
+    method: 'get',
+    path: '/admin/api/bots/:location/:bot/statechart',
+    summary: "A bot's statechart laid out for drawing: states and transitions with their geometry",
+    responses: { '200': '{bot, version, width, height, nodes, edges}', ...unknownBot, ...refused },
+  },
+  {
+    method: 'get',
+    path: '/admin/api/bots/:location/:bot/funnel',
+    summary:
+      "A bot's live funnel: conversations per state now, transitions taken (and on which edge), drop-offs",
+    responses: {
+      '200': '{active, transitions, dropOffs, edges, other} (periods today, week, total)',
+      ...unknownBot,
+      ...refused,
+    },
+  },
+  {
+    method: 'get',
+    path: '/admin/api/bots/:location/:bot/conversations',
+    summary: "A bot's active conversations in a state (phones masked), by a bounded scan",
+    query: inStateQuerySchema,
+    responses: {
+      '200': '{conversations: [{ref, phone, state, startedAt, updatedAt}], cursor, partial}',
+      '400': 'invalid field',
+      ...unknownBot,
+      ...refused,
+    },
+  },
+  {
+    method: 'get',
+    path: '/admin/api/conversations/:ref',
+    summary:
+      "A conversation's transcript, timers, result and end code (phone whole for the full-access token only)",
+    responses: {
+      '200': '{location, phone, conversation, entries}',
+      '404': 'no such conversation',
+      ...refused,
+    },
   },
   {
     method: 'get',
