@@ -57,6 +57,7 @@ export function createCampaignsRouter(options: CampaignsRouterOptions): Router {
     try {
       const campaigns = await listCampaigns(store, {
         location: location?.name,
+        locations: options.locations.map((l) => l.name),
         all: query.all === 'true',
       });
       res.json({

@@ -87,7 +87,11 @@ export function registerCampaignsCommand(program: Command): void {
       run('list', async (config) => {
         const location = options.location === undefined ? undefined : locationOf(config, options);
         const entries = await withStore(config, 'replyflow campaigns list reads them', (store) =>
-          listCampaigns(store, { location, all: options.all }),
+          listCampaigns(store, {
+            location,
+            locations: config.locations.map((l) => l.name),
+            all: options.all,
+          }),
         );
         process.stdout.write(`${formatCampaignList(entries)}\n`);
         return 0;
