@@ -102,6 +102,9 @@ export interface ReplyLoopOptions {
   providerTimeouts?: Partial<ProviderTimeouts>;
   /** Where replyflow reaches the service, given the emulator's base URL (a proxy in front of it). */
   providerUrl?: (emulatorBaseUrl: string) => string | Promise<string>;
+  /** REPLYFLOW_ADMIN_TOKEN and REPLYFLOW_ADMIN_READ_TOKEN: the admin API and the dashboard (none by default). */
+  adminToken?: string;
+  adminReadToken?: string;
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
@@ -161,6 +164,8 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     inDoubtGraceMs: options.inDoubtGraceMs ?? 30_000,
     port: 0,
     logLevel: 'silent',
+    ...(options.adminToken && { adminToken: options.adminToken }),
+    ...(options.adminReadToken && { adminReadToken: options.adminReadToken }),
   };
   const ownClients =
     options.providerTimeouts &&
