@@ -5,6 +5,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { Store } from '../../store/store.ts';
 import type { AdminSessions } from './admin-session.ts';
 import { botRoutes } from './bot-routes.ts';
+import { campaignPagesRoutes } from './campaign-pages-routes.ts';
 import { conversationRefs } from './conversation-refs.ts';
 import { conversationRoutes } from './conversation-routes.ts';
 import { loginRoutes } from './login-routes.ts';
@@ -31,6 +32,9 @@ export const dashboardPages: ReadonlyArray<{ path: string; example: string }> = 
   { path: '/admin/results', example: '/admin/results' },
   { path: '/admin/bots/:location/:bot', example: '/admin/bots/paris/survey' },
   { path: '/admin/conversations/:ref', example: '/admin/conversations/x' },
+  // Campaign pages share their paths with the JSON API: HTML to a browser only.
+  { path: '/admin/campaigns', example: '/admin/campaigns' },
+  { path: '/admin/campaigns/:location/:name', example: '/admin/campaigns/paris/spring' },
   { path: '/admin/assets/:file', example: '/admin/assets/dashboard.css' },
   { path: '/admin/login', example: '/admin/login' },
   { path: '/admin/login.css', example: '/admin/login.css' },
@@ -80,6 +84,7 @@ export function createDashboardRouter(options: DashboardRouterOptions): Router {
     res.set('cache-control', 'no-store').json(overview);
   });
   router.use(resultsRoutes(options));
+  router.use(campaignPagesRoutes({ ...options, csrf: (res) => csrfOf(res.locals.adminAccess) }));
   // One key for the references the bot page writes and the conversation page opens.
   const refs = conversationRefs(options.adminToken);
   router.use(botRoutes({ ...options, refs, csrfOf }));

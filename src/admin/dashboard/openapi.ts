@@ -131,6 +131,17 @@ export const apiRoutes: readonly ApiRoute[] = [
     responses: { '200': 'text/csv or a JSON array', '404': 'no such campaign', ...refused },
   },
   {
+    method: 'get',
+    path: '/admin/api/campaigns/:location/:name/progress',
+    summary: "A campaign's funnel hour by hour (UTC): started, sent, delivered, answered, ended",
+    responses: {
+      '200': '{hours: [{hour, started, sent, delivered, answered, completed, opted_out, …}]}',
+      '400': 'invalid name',
+      '404': 'unknown location, or no such campaign',
+      ...refused,
+    },
+  },
+  {
     method: 'post',
     path: '/admin/login',
     summary: 'Log in to the dashboard with either admin token: sets the session cookie',

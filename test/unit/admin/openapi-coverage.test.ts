@@ -42,7 +42,10 @@ describe('the OpenAPI document', () => {
   it('lists every JSON route mounted under /admin, and no route that is not mounted', () => {
     const mounted = mountedRoutes(router);
     const pages = new Set(dashboardPages.map((page) => `get ${page.path}`));
-    const api = mounted.filter((route) => !pages.has(route));
+    // Each page takes one mounted route: a page that shares its path with a JSON route
+    // (GET /admin/campaigns, HTML to a browser only) leaves the other to the document.
+    const api = [...mounted];
+    for (const page of pages) if (api.includes(page)) api.splice(api.indexOf(page), 1);
     expect(api.every((route) => route.split(' ')[1]!.startsWith('/admin'))).toBe(true);
     const documented = apiRoutes.map((route) => `${route.method} ${route.path}`);
     expect([...api].sort()).toEqual([...documented].sort());

@@ -14,7 +14,7 @@ export async function getJson(path) {
 }
 
 /** The session's CSRF token: from the page, else from /admin/api/session. */
-async function csrfToken() {
+export async function csrfToken() {
   const meta = document.querySelector('meta[name="csrf-token"]')?.getAttribute('content');
   if (meta) return meta;
   return (await getJson('/admin/api/session')).csrfToken ?? '';

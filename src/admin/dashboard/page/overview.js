@@ -54,7 +54,10 @@ function render(overview) {
     bar.append(meter, el('span', ` ${Math.round(share * 100)}%`, { class: 'muted' }));
     tr.append(
       el('td', campaign.location),
-      el('td', campaign.name),
+      linkCell(
+        campaign.name,
+        `/admin/campaigns/${encodeURIComponent(campaign.location)}/${encodeURIComponent(campaign.name)}`,
+      ),
       el('td', campaign.bot),
       el('td', campaign.status, { class: `status ${campaign.status}` }),
       num(campaign.total),
