@@ -100,8 +100,8 @@ export function drawChart(root, chart, onState) {
     const bx = node.x + node.width - 4;
     const by = node.y + 4;
     badge.append(
-      svg('rect', { x: bx - 14, y: by - 9, width: 28, height: 18, rx: 9 }),
-      svg('text', { x: bx, y: by + 4, 'text-anchor': 'middle' }, '0'),
+      svg('rect', { class: 'badge-back', x: bx - 14, y: by - 9, width: 28, height: 18, rx: 9 }),
+      svg('text', { class: 'badge-text', x: bx, y: by + 4, 'text-anchor': 'middle' }, '0'),
     );
     const title = svg('title', {}, node.id);
     g.append(badge, title);
@@ -146,14 +146,16 @@ export function drawChart(root, chart, onState) {
       }
       g.append(text);
     }
+    root.append(g);
+    // A nested initial edge is taken within a step into its parent: no count of its own.
+    if (edge.from.startsWith('(initial)') && edge.from !== '(initial)(machine)') continue;
     const at = middleOf(edge.points);
     const count = svg('g', { class: 'count' });
     count.append(
-      svg('rect', { x: at.x - 15, y: at.y - 8, width: 30, height: 16, rx: 8 }),
-      svg('text', { x: at.x, y: at.y + 4, 'text-anchor': 'middle' }, '0'),
+      svg('rect', { class: 'count-back', x: at.x - 15, y: at.y - 8, width: 30, height: 16, rx: 8 }),
+      svg('text', { class: 'count-text', x: at.x, y: at.y + 4, 'text-anchor': 'middle' }, '0'),
     );
     g.append(count);
-    root.append(g);
     edges.set(edge.id, { g, count });
   }
   return { states, edges };
