@@ -215,6 +215,9 @@ export interface DroppedMessage {
 /** The message record id of a dropped outbox message (it never got an sms id). */
 export const droppedSmsId = (outboxId: string) => `dropped:${outboxId}`;
 
+/** The message record id of an outbox message whose send failed for good (`failOutbound`). */
+export const failedSmsId = (outboxId: string) => `failed:${outboxId}`;
+
 /** What replyflow knows of one SMS the service accepted, keyed by the service's sms id. */
 export interface MessageRecord extends ConversationKey {
   v: 1;

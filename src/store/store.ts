@@ -184,7 +184,8 @@ export interface Store extends CampaignStore {
   ): Promise<CommitResult>;
 
   /** A permanent failure: pop the head message and, atomically, push `statusEvent` onto the
-   * conversation's mailbox so the bot hears of it. */
+   * conversation's mailbox so the bot hears of it. An SMS gets a message record
+   * `failedSmsId(id)` (errored, the event's reason) and goes to the transcript under it. */
   failOutbound(
     claim: Claim,
     messageId: string,

@@ -1,6 +1,11 @@
 import { conversationId } from '../conversation-id.ts';
 import { mergeSentRecord } from '../message-status.ts';
-import type { MessageRecord, OutboundMessage, StatusEvent } from '../records.ts';
+import {
+  failedSmsId,
+  type MessageRecord,
+  type OutboundMessage,
+  type StatusEvent,
+} from '../records.ts';
 import { storableJson } from '../storable-json.ts';
 import type { OutboundMarks, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
@@ -89,7 +94,21 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       const id = conversationId(claim);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       if (!state.headIs('outbox', claim, messageId)) return { ok: false, reason: 'stale' };
+      const head = state.head<OutboundMessage>('outbox', claim);
       outbox.pop(id);
+      // As fail-outbound-7.lua: an SMS gets a record of its own and a place in the transcript.
+      if (head && !head.contact) {
+        const smsId = failedSmsId(head.id);
+        const key = state.inPartition(claim.phone, smsId);
+        const { location, phone, runId, botId } = head;
+        const record: MessageRecord = {
+          ...{ v: 1, smsId, location, phone, status: 'errored', runId, botId, outboxId: head.id },
+          statusReason: statusEvent.statusReason,
+        };
+        state.messages.set(key, storableJson(record));
+        state.recordedSent.add(key);
+        state.addTranscriptEntry(id, { direction: 'out', at: now, body: head.body, smsId });
+      }
       inbox.append(id, claim.partition, [storableJson(statusEvent)], now);
       state.listeners.emit('inbox', claim.partition);
       outbox.extend(id, claim.partition, now);

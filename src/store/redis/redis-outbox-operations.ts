@@ -100,6 +100,8 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         c.list('inbox'),
         c.ready('inbox'),
         c.ready('outbox'),
+        c.record,
+        c.messagePrefix,
       ];
       const args = [
         claim.token,
@@ -109,6 +111,8 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         c.id,
         keys.readyChannel,
         c.readyMessage('inbox'),
+        messageTtl(context),
+        storeLimits.transcriptEntries,
       ];
       const reply = await withStoreErrors('failOutbound', () =>
         scripts.run('fail-outbound', scriptKeys, args),

@@ -199,6 +199,38 @@ export function transcriptContract(store: () => Store): void {
       });
     });
 
+    it('shows a send that failed for good with its reason', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await runReplies(
+        store(),
+        phone,
+        [reply(phone, 'r-1', 'HI', t0)],
+        (_, seq) => ({
+          record: recordIn(phone, seq, 'a'),
+          outbound: [outboundMessage(phone, 'r-1:0', 'Refused')],
+        }),
+        t0,
+      );
+      const claim = await claimOf(store(), 'outbox', phone, t0 + 1);
+      const failure = {
+        ...statusItem('send-failed:r-1:0', phone, '', 'errored').event,
+        outboxId: 'r-1:0',
+        runId: 'run-1',
+        statusReason: 'send_failed',
+      };
+      expect(await store().failOutbound(claim, 'r-1:0', failure, t0 + 2)).toMatchObject({
+        ok: true,
+      });
+      expect((await store().readTranscript(keyOf(phone)))?.entries.at(-1)).toEqual({
+        direction: 'out',
+        at: t0 + 2,
+        body: 'Refused',
+        smsId: 'failed:r-1:0',
+        status: 'errored',
+        reason: 'send_failed',
+      });
+    });
+
     it(`keeps the last ${storeLimits.transcriptEntries} messages`, async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       await runReplies(
