@@ -15,6 +15,7 @@ import { waitFor } from '../../support/wait-for.ts';
 
 const survey = defineBot({
   id: 'transcript-survey',
+  triggers: { keywords: ['VISIT'] },
   machine: setup({}).createMachine({
     initial: 'asking',
     states: {
@@ -84,6 +85,27 @@ describe.each<StoreKind>(['redis', 'memory'])(
         endCode: 'final',
         timers: [],
       });
+    }, 30_000);
+
+    it('starts with the keyword that started the conversation', async () => {
+      const phone = store === 'redis' ? '33612348103' : '33612348104';
+      const keyword = {
+        id: `keyword-${phone}`,
+        webhookId: 'w',
+        type: 'sms.status',
+        data: [{ originSms: { id: 'x' }, body: 'VISIT', from: `+${phone}`, to: '38200' }],
+      };
+      expect(await loop.notify(keyword)).toBe(200);
+      await loop.waitForBodies(phone, 1);
+      const key = { location, phone };
+      await waitFor(async () => (await loop.store.readTranscript(key))?.entries.length === 2);
+      const transcript = await loop.store.readTranscript(key);
+      expect(
+        transcript?.entries.map(({ direction, body, stateAfter }) => [direction, body, stateAfter]),
+      ).toEqual([
+        ['in', 'VISIT', 'asking'],
+        ['out', 'How was your visit, from 1 to 5?', undefined],
+      ]);
     }, 30_000);
   },
 );
