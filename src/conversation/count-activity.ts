@@ -22,7 +22,7 @@ export const startState = '(start)';
  * - today's and the total tallies: `started` for a new run; `end:<stage>` for a run that ended
  *   (the one before, replaced or ended in this step, and a new one that ended at once);
  *   `t:<from>><to>` when a run's leaf states changed (from `(start)` for a new run);
- *   `x:<state>:<stage>` where a run ended other than completed; `delivered` and `failed` for a
+ *   `x:<state>:<stage>` where a run ended other than completed (the state before its last step); `delivered` and `failed` for a
  *   delivery report (the store pushes a report only when its message's status moves on, and a
  *   final one once).
  */
@@ -67,8 +67,9 @@ export function countActivity(
       : after?.endedReason;
     const stage = newRun && code === undefined ? 'interrupted' : endStage(code);
     tally(wasActive, `end:${stage}`);
-    const last = newRun ? wasActive : (after ?? wasActive);
-    if (stage !== 'completed') tally(wasActive, `x:${leaves(last)}:${stage}`);
+    // Where it dropped off: the state it was in before this step (an expiry goes on to a final
+    // state; the drop-off is where the person stopped answering).
+    if (stage !== 'completed') tally(wasActive, `x:${leaves(wasActive)}:${stage}`);
   }
   if (newRun) {
     tally(newRun, 'started');

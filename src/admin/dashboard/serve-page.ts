@@ -31,7 +31,9 @@ function secure(res: Response): Response {
       "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: with no-referrer a browser sends `Origin: null` on the login
+    // form's POST, and the Origin check refuses it. Other hosts still get no referrer.
+    'referrer-policy': 'same-origin',
     'cache-control': 'no-store',
   });
 }
