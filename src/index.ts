@@ -60,6 +60,11 @@ export {
   ReplyflowError,
   ValidationError,
 } from './errors.ts';
+// Outbound events: what receivers need (docs/integrations.md)
+export { newEventSecret } from './events/event-secret.ts';
+export type { EventSubscription, OutboundEvent } from './events/outbound-event.ts';
+export { type VerifyWebhookOptions, verifyWebhook } from './events/verify-webhook.ts';
+export { WebhookVerificationError } from './events/webhook-verification-error.ts';
 export { createSender, type SenderOptions } from './outbox/create-sender.ts';
 export type { SmsGateway } from './outbox/sms-gateway.ts';
 // Messaging service client
