@@ -38,7 +38,26 @@ function secure(res: Response): Response {
   });
 }
 
-/** Sends `page/<name>` with its placeholders (`{{csrf}}`, `{{message}}`) filled, HTML-escaped. */
+/** The dashboard's sections, in the header of every page (`{{nav}}`): one place, so none drifts. */
+const sections = [
+  { label: 'Overview', href: '/admin', pages: ['overview.html'] },
+  { label: 'Results', href: '/admin/results', pages: ['results.html'], id: 'results-link' },
+  { label: 'Campaigns', href: '/admin/campaigns', pages: ['campaigns.html', 'campaign.html'] },
+];
+
+/** The brand and the sections' links, the one of `page` marked current. */
+function navOf(page: string): string {
+  const links = sections.map(
+    ({ label, href, pages, id }) =>
+      `<a${id ? ` id="${id}"` : ''} href="${href}"${pages.includes(page) ? ' aria-current="page"' : ''}>${label}</a>`,
+  );
+  return `<a class="brand" href="/admin">replyflow</a>\n    <nav>${links.join('')}</nav>`;
+}
+
+/**
+ * Sends `page/<name>` with its placeholders (`{{csrf}}`, `{{message}}`) filled, HTML-escaped,
+ * and `{{nav}}` replaced by the header's links.
+ */
 export function sendFile(res: Response, name: string, values: Record<string, string> = {}): void {
   const text = files.get(name);
   if (text === undefined) {
@@ -46,7 +65,9 @@ export function sendFile(res: Response, name: string, values: Record<string, str
     return;
   }
   const filled = name.endsWith('.html')
-    ? text.replace(/\{\{(\w+)\}\}/g, (_, key: string) => escapeHtml(values[key] ?? ''))
+    ? text
+        .replace('{{nav}}', navOf(name))
+        .replace(/\{\{(\w+)\}\}/g, (_, key: string) => escapeHtml(values[key] ?? ''))
     : text;
   secure(res)
     .type(types[extname(name)] ?? 'text/plain')
