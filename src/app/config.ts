@@ -5,9 +5,13 @@ import { z } from 'zod';
 import { parseDuration } from '../bot/parse-duration.ts';
 import { complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { ConfigError } from '../errors.ts';
+import { eventSecretSchema } from '../events/event-secret.ts';
+import { eventSubscriptionSchema, eventUrlProblem } from '../events/event-subscription-schema.ts';
+import type { EventSubscription } from '../events/outbound-event.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
 import { adminTokenSchema } from './admin-token-schema.ts';
+import { eventsFromEnv } from './events-from-env.ts';
 import { redisUrlSchema } from './redis-url-schema.ts';
 import { trustProxySchema } from './trust-proxy-schema.ts';
 
@@ -63,6 +67,8 @@ export const locationConfigSchema = z.object({
   rateLimitPerSecond: z.number().positive().default(10),
   /** Opt-out/opt-in/help keywords, texts, language, quiet hours, loop guard (docs/compliance.md); defaults apply when absent. */
   compliance: complianceConfigSchema.optional(),
+  /** Where this location's events go (docs/integrations.md): `[{ url, secret, types?, allowPrivateAddresses? }]`. */
+  events: z.array(eventSubscriptionSchema).optional(),
 });
 export type LocationConfig = z.infer<typeof locationConfigSchema>;
 
@@ -91,6 +97,26 @@ const envSchema = z.object({
     .string()
     .regex(/^\d+\/\d+(ms|s|m|h|d)$/, { error: 'must be <max>/<window>, such as 10/1m or 30/1h' })
     .optional(),
+  /** URL that receives the single location's events, signed (docs/integrations.md): https, or http to loopback. */
+  REPLYFLOW_EVENTS_URL: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .superRefine((url, ctx) => {
+      const problem = url === undefined ? undefined : eventUrlProblem(url);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
+  /** Secret that signs them: `whsec_` + base64 of 24–64 random bytes (echo "whsec_$(openssl rand -base64 32)"). */
+  REPLYFLOW_EVENTS_SECRET: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .pipe(eventSecretSchema.optional()),
+  /** `1`: deliver the events to private, loopback and link-local addresses too (refused otherwise, at send time). */
+  REPLYFLOW_EVENTS_ALLOW_PRIVATE: z
+    .enum(['', '0', '1', 'true', 'false'], { error: 'must be 1 or 0' })
+    .optional()
+    .transform((value) => value === '1' || value === 'true'),
   /** A JSON or TypeScript file describing several locations; replaces the single-location variables. */
   REPLYFLOW_CONFIG: z.string().optional(),
   /** Folder of bot files (`*.ts`). */
@@ -250,6 +276,8 @@ export interface AppConfig {
   retentionMs?: number;
   /** REPLYFLOW_RESULTS_RETENTION in milliseconds (default: `retentionMs`). */
   resultsRetentionMs?: number;
+  /** REPLYFLOW_EVENTS_URL's subscription, for the location `replyflow dev` makes when none is configured. */
+  events?: EventSubscription[];
 }
 
 /**
@@ -299,6 +327,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     healthPort: vars.REPLYFLOW_HEALTH_PORT,
     retentionMs: vars.REPLYFLOW_RETENTION,
     resultsRetentionMs: vars.REPLYFLOW_RESULTS_RETENTION,
+    ...(!vars.REPLYFLOW_CONFIG && { events: eventsFromEnv(vars) }),
   };
 }
 
@@ -331,6 +360,7 @@ function locationFromEnv(vars: z.infer<typeof envSchema>): LocationConfig[] {
     ...(vars.REPLYFLOW_LOOP_GUARD && {
       compliance: { loopGuard: loopGuardOf(vars.REPLYFLOW_LOOP_GUARD) },
     }),
+    events: eventsFromEnv(vars),
   });
   if (!result.success) throw configError(result.error, 'env');
   return [result.data];

@@ -5,6 +5,7 @@ import { isLoopback } from '../emulator/is-loopback.ts';
 import { requireLocalHost } from '../emulator/require-local-host.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
+import { allowPrivateEvents } from './allow-private-events.ts';
 import type { AppConfig } from './config.ts';
 import { createDevClock, type DevClock } from './create-dev-clock.ts';
 import { createDevRouter } from './create-dev-router.ts';
@@ -56,7 +57,7 @@ export async function startDev(
 ): Promise<RunningDev> {
   const host = options.host ?? '127.0.0.1';
   const base = options.embedded
-    ? { ...config, locations: [], redisUrl: undefined, publicUrl: undefined }
+    ? { ...config, locations: [], redisUrl: undefined, publicUrl: undefined, events: undefined }
     : config;
   const emulated = base.locations.length === 0;
   const bots = await watchBots({ dir: base.botsDir, logger, watch: options.watch });
@@ -93,10 +94,12 @@ export async function startDev(
             webhookSecret: randomBytes(16).toString('hex'),
             defaultCountry: 'FR',
             rateLimitPerSecond: 50,
+            ...(base.events && { events: base.events }),
           },
         ],
       };
     }
+    devConfig = allowPrivateEvents(devConfig);
     const location = devConfig.locations[0]?.name ?? 'default';
     const clock = createDevClock();
     // Chat is a throwaway by design: its store, made here, brings no "state lost on exit" warning.

@@ -1,0 +1,42 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { eventSecretSchema } from './event-secret.ts';
+
+/** True when `hostname` (a URL's, brackets allowed) names this machine: 127.0.0.0/8, ::1, localhost. */
+export function isLoopbackHost(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  return bare === '::1';
+}
+
+/** Why `url` cannot receive events, or undefined when it can: https, or http to loopback. */
+export function eventUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be a URL such as https://booking.example.com/replyflow';
+  }
+  if (parsed.protocol === 'https:') return undefined;
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) return undefined;
+  return `must be https (http only to 127.0.0.1, ::1 or localhost): ${parsed.protocol}//${parsed.host} is not`;
+}
+
+/** One subscription of a location (`events: [...]` in the config file). */
+export const eventSubscriptionSchema = z.object({
+  /** Where the events are POSTed: https, or http to loopback. */
+  url: z.string().superRefine((url, ctx) => {
+    const problem = eventUrlProblem(url);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  /** `whsec_` + base64 of 24–64 random bytes: echo "whsec_$(openssl rand -base64 32)". */
+  secret: eventSecretSchema,
+  /** The event types it receives; every type when absent. */
+  types: z
+    .array(z.string().min(1, { error: 'must be non-empty event types' }))
+    .min(1, { error: 'must list at least one type, or be left out for every type' })
+    .optional(),
+  /** Deliver to private, loopback and link-local addresses too (refused otherwise, at send time). */
+  allowPrivateAddresses: z.boolean().optional(),
+});
