@@ -34,6 +34,7 @@ export {
 export { describeEncoding, lintMessage, type MessageLint } from './bot/lint-message.ts';
 export { loadBots } from './bot/load-bots.ts';
 export { normalizeKeyword } from './bot/normalize-keyword.ts';
+export { type NotifyEmitted, type NotifyPayload, notify } from './bot/notify.ts';
 export { durations, parseDuration } from './bot/parse-duration.ts';
 export { type RecordEmitted, type RecordFields, record } from './bot/record.ts';
 export { reply } from './bot/reply.ts';

@@ -1,4 +1,5 @@
 import type { EndEmitted } from '../bot/end-conversation.ts';
+import type { NotifyEmitted } from '../bot/notify.ts';
 import type { RecordEmitted } from '../bot/record.ts';
 import type { ReplyEmitted } from '../bot/reply.ts';
 import type { ContactEmitted, ContactUpdate } from '../bot/update-contact.ts';
@@ -10,6 +11,8 @@ export interface StepEffects {
   recorded: Record<string, unknown>;
   /** `updateContact()` calls, in order; each becomes an outbox entry after the step's messages. */
   contacts: ContactUpdate[];
+  /** `notify()` calls, in order: the bot's own outbound events (type, payload). */
+  notified: { type: string; payload: Record<string, unknown> }[];
   /** Set when the bot called `endConversation()`. */
   endReason: string | undefined;
   /** Action types the engine does not run (custom side effects); logged once so authors notice. */
@@ -38,6 +41,7 @@ export function collectEffects(actions: readonly ActionLike[]): StepEffects {
     replies: [],
     recorded: {},
     contacts: [],
+    notified: [],
     endReason: undefined,
     ignored: [],
     timers: [],
@@ -46,7 +50,9 @@ export function collectEffects(actions: readonly ActionLike[]): StepEffects {
     if (action.type === 'xstate.emit') {
       const emitted = (
         action.params as
-          | { event?: ReplyEmitted | EndEmitted | RecordEmitted | ContactEmitted }
+          | {
+              event?: ReplyEmitted | EndEmitted | RecordEmitted | ContactEmitted | NotifyEmitted;
+            }
           | undefined
       )?.event;
       if (emitted?.type === 'replyflow.reply' && typeof emitted.text === 'string') {
@@ -57,6 +63,8 @@ export function collectEffects(actions: readonly ActionLike[]): StepEffects {
         Object.assign(effects.recorded, emitted.fields);
       } else if (emitted?.type === 'replyflow.contact') {
         effects.contacts.push({ group: emitted.group, fields: emitted.fields });
+      } else if (emitted?.type === 'replyflow.notify') {
+        effects.notified.push({ type: emitted.eventType, payload: emitted.payload });
       }
     } else if (action.type === 'xstate.raise') {
       const { id, delay, event } = (action.params ?? {}) as {

@@ -46,6 +46,11 @@ export interface WorkerOptions {
    * messages to the bots alone.
    */
   compliance?: (location: string) => ComplianceRules | undefined;
+  /**
+   * Whether a location has event subscriptions (issue 24): only then do its steps queue
+   * outbound events in their commits. Absent: none do.
+   */
+  hasSubscriptions?: (location: string) => boolean;
   /** Called after each committed step (metrics, tests), with the time it took to run and commit. */
   onStep?: (outcome: StepOutcome, claim: Claim, durationMs: number) => void;
 }
@@ -101,6 +106,7 @@ export function createWorker(options: WorkerOptions): Worker {
             newRunId,
             compliance: options.compliance?.(claim.location),
             ...(suppressed && { suppressed }),
+            ...(options.hasSubscriptions?.(claim.location) && { events: true }),
           });
         let { commit, outcome } = run(false);
         let committed = await commitOne(claim, commit);

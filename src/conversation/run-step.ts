@@ -13,6 +13,7 @@ import type {
 import type { StepCommit } from '../store/store.ts';
 import { countFunnel } from './campaign-funnel.ts';
 import { collectEffects } from './collect-effects.ts';
+import { collectEvents, outboundEvent } from './collect-events.ts';
 import type { ComplianceRules } from './compliance-rules.ts';
 import { complianceStep, optedOutCode } from './compliance-step.ts';
 import { countActivity } from './count-activity.ts';
@@ -46,6 +47,11 @@ export interface StepInput {
    * `suppressed`) and runs the step again with this set, so other steps read nothing more.
    */
   suppressed?: boolean;
+  /**
+   * The location has event subscriptions (issue 24): the commit carries the step's outbound
+   * events. Absent: none are made, and the commit writes nothing more.
+   */
+  events?: boolean;
 }
 
 /** What happened, for logs and metrics. */
@@ -76,6 +82,7 @@ export function runStep(input: StepInput): { commit: StepCommit; outcome: StepOu
   );
   countFunnel(input.event, input.record, step.commit, input.message, input.now);
   countActivity(input.event, input.record, step.commit, input.message, input.now);
+  if (input.events) collectEvents(input.event, input.record, step.commit, input.now);
   return step;
 }
 
@@ -235,6 +242,10 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
       ...(holdUntil !== undefined && { holdUntil }),
       ...(ownMessage && { botInitiated: true as const }),
     }));
+    if (input.events && effects.notified.length > 0) {
+      const own = effects.notified.map((n) => outboundEvent(base, n.type, n.payload, now));
+      commit.events = [...(commit.events ?? []), ...own];
+    }
     // Contact updates go after the step's messages, through the same outbox.
     effects.contacts.forEach(({ group, fields }, i) => {
       commit.outbound.push({

@@ -88,6 +88,9 @@ export function startQueued(
         // A queued start that starts is refused with the rest when the phone opted out.
         ...(following.commit.unlessSuppressed && { unlessSuppressed: true }),
         results: [...(merged.commit.results ?? []), ...(following.commit.results ?? [])],
+        ...((merged.commit.events || following.commit.events) && {
+          events: [...(merged.commit.events ?? []), ...(following.commit.events ?? [])],
+        }),
         timers: {
           set: [...(merged.commit.timers?.set ?? []), ...(following.commit.timers?.set ?? [])],
           cancel: [

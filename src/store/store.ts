@@ -1,4 +1,6 @@
+import type { OutboundEvent } from '../events/outbound-event.ts';
 import type { CampaignStore } from './campaign-store.ts';
+import type { EventOutbox } from './event-outbox.ts';
 import type {
   CampaignStart,
   ConversationKey,
@@ -33,7 +35,7 @@ export type OutboundMarks = Partial<
  *
  * Every method may reject with `StoreUnavailableError` when the backend cannot be reached.
  */
-export interface Store extends CampaignStore {
+export interface Store extends CampaignStore, EventOutbox {
   /** Number of partitions of the shared structures. */
   readonly partitions: number;
 
@@ -440,6 +442,12 @@ export interface StepCommit {
     state: 'skipped' | 'failed';
     reason: string;
   };
+  /**
+   * Outbound events (issue 24) queued in the same commit, each into its partition's event
+   * outbox (`claimDueEvents`), due at once; an id already queued is left as it is. A refused
+   * commit queues nothing.
+   */
+  events?: OutboundEvent[];
 }
 
 /** One counter's change (`readCounters(name)` sums it over the partitions). */

@@ -6,6 +6,7 @@ import { storableJson } from '../storable-json.ts';
 import type { Store } from '../store.ts';
 import { defaultRetentionMs, storeLimits } from '../store-limits.ts';
 import { memoryCampaignOperations } from './memory-campaign-operations.ts';
+import { memoryEventOperations } from './memory-event-operations.ts';
 import { memoryInboxOperations } from './memory-inbox-operations.ts';
 import { memoryMonitoringOperations } from './memory-monitoring-operations.ts';
 import { memoryOutboxOperations } from './memory-outbox-operations.ts';
@@ -48,6 +49,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     ...memoryMonitoringOperations(state),
     ...memoryCampaignOperations(state),
     ...memoryTranscriptOperations(state),
+    ...memoryEventOperations(state.eventOutboxes, retentionMs),
     onReady: (listener) => state.listeners.add(listener),
     onTimerArmed(listener) {
       state.timerListeners.add(listener);

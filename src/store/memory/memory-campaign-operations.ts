@@ -328,7 +328,7 @@ export function memoryCampaignOperations(state: MemoryState): CampaignStore {
 }
 
 /**
- * A step commit's recipient correction (`StepCommit.recipient`), as commit-step-15.lua makes it:
+ * A step commit's recipient correction (`StepCommit.recipient`), as commit-step-17.lua makes it:
  * a recipient still `started` at that revision becomes skipped, with its counters.
  */
 export function skipStartedRecipient(

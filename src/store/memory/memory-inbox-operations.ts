@@ -182,7 +182,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       const head = state.head<MailboxEvent>('inbox', claim);
       const headKind = head?.kind;
       if (step.record) state.conversations.set(id, storableJson(step.record));
-      // As commit-step-15.lua: a reply the step wrote a record for, with the state it left.
+      // As commit-step-17.lua: a reply the step wrote a record for, with the state it left.
       if (step.record && head?.kind === 'reply') {
         const entry = {
           at: head.receivedAt,
@@ -196,6 +196,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         state.results.set(result.runId, storableJson(result));
       }
       state.changeCounters(claim.partition, step.counters);
+      if (step.events) state.eventOutboxes[claim.partition]!.queue(step.events, now);
       if (step.recipient) skipStartedRecipient(state, claim.partition, step.recipient);
       // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
       if (step.suppression === 'add') {
@@ -209,7 +210,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         const held = (m: OutboundMessage | null) =>
           (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
         // A message that may go now passes those held for quiet hours: an outbox nobody holds,
-        // waiting for its held head, is made ready now (as commit-step-15.lua does).
+        // waiting for its held head, is made ready now (as commit-step-17.lua does).
         let madeReady = false;
         if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
           madeReady = queues.outbox.readyBy(id, claim.partition, now);
@@ -242,7 +243,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
         });
       }
       for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
-      // The applied log, as commit-step-15.lua keeps it: bounded by count and time, statuses
+      // The applied log, as commit-step-17.lua keeps it: bounded by count and time, statuses
       // left out (their record's rank already keeps them once).
       if (headKind !== 'status') {
         const log = state.applied.get(id);

@@ -13,6 +13,7 @@ import { storableJson } from '../storable-json.ts';
 import type { CounterChange, InboxView, OutboxView, QueueName } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import type { StoredTranscriptEntry } from '../transcript.ts';
+import { MemoryEventOutbox } from './memory-event-outbox.ts';
 import { MemoryLeaseQueue } from './memory-lease-queue.ts';
 import { MemoryTimers } from './memory-timers.ts';
 
@@ -64,6 +65,8 @@ export class MemoryState {
   readonly transcripts = new Map<string, StoredTranscriptEntry[]>();
   /** dead letter JSON, newest first */
   deadLetters: string[] = [];
+  /** per partition, its outbound events (issue 24) */
+  readonly eventOutboxes: MemoryEventOutbox[];
   /** per partition, its timers */
   private readonly timers: MemoryTimers[];
   /** `onTimerArmed` listeners: told of each timer a commit sets, on a microtask. */
@@ -78,6 +81,7 @@ export class MemoryState {
       outbox: new MemoryLeaseQueue(partitions),
     };
     this.timers = Array.from({ length: partitions }, () => new MemoryTimers());
+    this.eventOutboxes = Array.from({ length: partitions }, () => new MemoryEventOutbox());
   }
 
   timersOf(partition: number): MemoryTimers {

@@ -12,7 +12,7 @@ import type { StoredTranscriptEntry } from '../transcript.ts';
  *
  * - `seq`: the fencing version, which the commit script reads without decoding JSON.
  * - `applied`: `[<last commit ms>,"<event id>",…]`, the applied log, bounded by count and time
- *   (`commit-step-15.lua`); empty before the first logged event.
+ *   (`commit-step-17.lua`); empty before the first logged event.
  * - `timers`: the conversation's pending timers (`StoredTimer`), the event left out when it is
  *   the one the send id implies (`conversation.expire` for the expiry, `{type: <send id>}` for
  *   an `after`), the run id when it is the record's. A timer's id is `<run id>:<send id>`.

@@ -6,6 +6,7 @@ import { type StoreRetention, storeRetention } from '../store-limits.ts';
 import { storeKeys } from './keys.ts';
 import { createReadySubscription } from './ready-subscription.ts';
 import { redisCampaignOperations } from './redis-campaign-operations.ts';
+import { redisEventOperations } from './redis-event-operations.ts';
 import { redisInboxOperations } from './redis-inbox-operations.ts';
 import { redisInspectionOperations } from './redis-inspection-operations.ts';
 import { redisMonitoringOperations } from './redis-monitoring-operations.ts';
@@ -86,6 +87,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisMonitoringOperations(context),
     ...redisResultOperations(context, partitions),
     ...redisTranscriptOperations(context),
+    ...redisEventOperations(context),
     onReady: (listener) => ready.add(listener),
     onTimerArmed: (listener) => ready.addTimerListener(listener),
     ...redisCampaignOperations(context),

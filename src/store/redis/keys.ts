@@ -40,6 +40,9 @@ import type { QueueName } from '../store.ts';
  *                                                PX the results' retention
  * rf:{p7}:results:<botId>                 zset   run id → end (or start) time (ms): the bot's results in the
  *                                                partition, trimmed to the results' retention
+ * rf:{p7}:evt / evt-due                   hash / zset  outbound events: id → value, id → due (ms)
+ * rf:{p7}:evt-dead / evt-dead-at          hash / zset  their dead letters: id → value, id → when;
+ *                                                PX the retention from the last one
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
  * ```
@@ -92,6 +95,12 @@ export function storeKeys(prefix: string, partitions: number) {
       countersPrefix: `${tag}n:`,
       /** + `<campaign id>:<chunk>`: a campaign chunk (the step commit's recipient correction). */
       recipientsPrefix: `${tag}rcp:`,
+      /** Outbound events queued (hash: id → event value, event-value.ts), and their due times (zset). */
+      events: `${tag}evt`,
+      eventsDue: `${tag}evt-due`,
+      /** Dead-lettered events (hash: id → event value) and when each became one (zset). */
+      deadEvents: `${tag}evt-dead`,
+      deadEventsAt: `${tag}evt-dead-at`,
     };
   };
   // Made once per partition rather than on every store call.
@@ -159,6 +168,8 @@ export class ConversationKeys {
   readonly resultsPrefix: string;
   readonly countersPrefix: string;
   readonly recipientsPrefix: string;
+  readonly events: string;
+  readonly eventsDue: string;
   readonly record: string;
   readonly unrecorded: string;
   /** Set while the phone is opted out of the location. */
@@ -188,6 +199,8 @@ export class ConversationKeys {
     this.resultsPrefix = keys.resultsPrefix;
     this.countersPrefix = keys.countersPrefix;
     this.recipientsPrefix = keys.recipientsPrefix;
+    this.events = keys.events;
+    this.eventsDue = keys.eventsDue;
     this.record = keys.conversationPrefix + id;
     this.unrecorded = keys.unrecordedPrefix + id;
     this.suppressed = keys.suppressedPrefix + id;

@@ -13,7 +13,7 @@ export function jsonOrNull<T>(value: unknown): T | null {
 
 /**
  * `{stored conversation, head event JSON, stored origin message}` triples, as
- * `read-inbox-3.lua`, `commit-step-15.lua` and `claim-8.lua` (inbox) return them.
+ * `read-inbox-3.lua`, `commit-step-17.lua` and `claim-8.lua` (inbox) return them.
  */
 export function inboxViewOf(reply: unknown[], key: ConversationKey): InboxView {
   const [record, head, origin] = reply;
@@ -32,7 +32,7 @@ export function inboxViewOf(reply: unknown[], key: ConversationKey): InboxView {
 
 /**
  * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-8.lua` (outbox) returns
- * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-15.lua` answer the same with
+ * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-17.lua` answer the same with
  * '' for `taken over`.
  */
 export function outboxViewOf(reply: unknown[]): OutboxView {

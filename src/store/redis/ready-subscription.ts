@@ -107,7 +107,7 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       if (!subscribed) subscribe();
       return listeners.add(listener);
     },
-    /** Hears "timers:<partition>:<due>" (commit-step-15.lua arms a timer entry earlier). */
+    /** Hears "timers:<partition>:<due>" (commit-step-17.lua arms a timer entry earlier). */
     addTimerListener(listener: (partition: number, dueAt: number) => void): () => void {
       if (!subscribed) subscribe();
       timerListeners.add(listener);

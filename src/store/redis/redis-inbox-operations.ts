@@ -10,6 +10,7 @@ import { suppressionValue } from '../suppression.ts';
 import { recordState } from '../transcript.ts';
 import { conversationBody, storedTimer } from './conversation-value.ts';
 import { counterChangesJson } from './counter-changes-json.ts';
+import { eventValue } from './event-value.ts';
 import { messageBody } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import {
@@ -243,6 +244,8 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         c.resultsPrefix,
         c.countersPrefix,
         c.recipientsPrefix,
+        c.events,
+        c.eventsDue,
       ];
       const outboxToken = step.claimOutbox ? context.newToken() : '';
       const timers = step.timers ?? { set: [], cancel: [] };
@@ -307,6 +310,9 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         // The state a reply's step left, for its transcript entry (the script knows the reply).
         step.record ? storableJson(recordState(step.record)) : '',
         storeLimits.transcriptEntries,
+        step.events?.length
+          ? storableJson(step.events.map((event) => [event.id, eventValue(event, now)]))
+          : '',
       ];
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
         scripts.run('commit-step', scriptKeys, args),

@@ -7,7 +7,7 @@ type TimerOperations = Pick<Store, 'claimDueTimers' | 'nextTimerDue' | 'pendingT
 
 /**
  * The durable timers: each conversation's pending timers live in its value
- * (`conversation-value.ts`), written by `commit-step-15.lua`; the partition's zset holds one
+ * (`conversation-value.ts`), written by `commit-step-17.lua`; the partition's zset holds one
  * entry per conversation at its earliest due time, so finding the due ones costs O(log n)
  * whatever their number, and no process holds a timer. `claim-due-timers-4.lua` moves them
  * into mailboxes when due.

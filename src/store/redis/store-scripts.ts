@@ -6,7 +6,7 @@ import type { RedisConnection } from './redis-store-context.ts';
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const libraryDir = new URL('./lib/', scriptsDir);
 
-/** A script's command name on the ioredis instance, from its file name: `commit-step-15.lua` → `replyflowCommitStep`. */
+/** A script's command name on the ioredis instance, from its file name: `commit-step-17.lua` → `replyflowCommitStep`. */
 function commandName(base: string): string {
   return `replyflow${base.replace(/(^|-)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}`;
 }
@@ -84,7 +84,10 @@ export type ScriptName =
   | 'fire-recipients'
   | 'settle-chunk'
   | 'set-campaign-state'
-  | 'adjust-counters';
+  | 'adjust-counters'
+  | 'claim-due-events'
+  | 'settle-event'
+  | 'replay-event';
 
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;

@@ -62,6 +62,11 @@ const GLOBAL_KEYS_WITHOUT_TTL: ReadonlyArray<{ name: string; pattern: RegExp }> 
   // `stats/counter-names.ts`). A field goes when it is counted down to 0 and the hash with its
   // last field, so it lives only while the bot has active conversations in the partition.
   { name: '{p<N>}:n:act:<location>:<bot>', pattern: /^\{p\d+\}:n:act:[A-Za-z0-9_-]+:.+$/ },
+  // Per partition: the outbound events waiting for delivery and their due times (issue 24). An
+  // event goes when delivered, or after its retry window (24 h by default) to the dead letters,
+  // which expire the retention after the last one; so the queue holds at most a day of events.
+  { name: '{p<N>}:evt', pattern: /^\{p\d+\}:evt$/ },
+  { name: '{p<N>}:evt-due', pattern: /^\{p\d+\}:evt-due$/ },
   // Per location: the shared send schedule of its rate limit (next slot, paused until).
   { name: '{send:<location>}:…', pattern: /^\{send:[A-Za-z0-9_-]+\}:.+$/ },
 ];

@@ -6,6 +6,7 @@ import { campaignContract } from './contract/campaign-contract.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { countersContract } from './contract/counters-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
+import { eventOutboxContract } from './contract/event-outbox-contract.ts';
 import { inDoubtContract } from './contract/in-doubt-contract.ts';
 import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
@@ -66,5 +67,6 @@ export function describeStoreContract(
     campaignContract(store);
     apiStartContract(store);
     transcriptContract(store);
+    eventOutboxContract(store);
   });
 }

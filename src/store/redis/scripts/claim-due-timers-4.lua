@@ -7,7 +7,7 @@
   moved.
 
   The partition's zset holds one entry per conversation, at or before its earliest pending
-  timer (commit-step-15.lua). Taken soonest first, each entry fires the conversation's timers
+  timer (commit-step-17.lua). Taken soonest first, each entry fires the conversation's timers
   due by now and not later than the next entry's time (so timers leave in due order across
   conversations), then moves to the conversation's next pending due time, or goes. An entry
   with nothing due (its expiry was pushed later by activity) only moves.

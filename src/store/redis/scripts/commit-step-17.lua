@@ -26,6 +26,8 @@
     KEYS[13] results index key prefix (+ bot id), in the partition
     KEYS[14] counters key prefix (+ counter name), in the partition
     KEYS[15] campaign recipients key prefix (+ `<campaign id>:<chunk>`), in the partition
+    KEYS[16] outbound events of the partition (hash: id → event value, event-value.ts)
+    KEYS[17] their due times (zset: id → due, ms)
     ARGV[1] token
     ARGV[2] event id (the expected head)
     ARGV[3] expected seq (0 when there is no record)
@@ -67,6 +69,8 @@
         body and this state): `i[<at>,<body>,<state>]`
     +16 the most messages the transcript keeps (the oldest go; an outbox message this call
         drops goes to it too)
+    +17 outbound events to queue, due now: JSON [[id, event value], …], or '' (an id already
+        queued is left as it is)
   Output:
     {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
@@ -92,6 +96,7 @@ local counters, recipient = ARGV[at + 11], ARGV[at + 12]
 local unlessSuppressed = ARGV[at + 13] == '1'
 local countersTtl = tonumber(ARGV[at + 14])
 local stateAfter, transcriptCap = ARGV[at + 15], tonumber(ARGV[at + 16])
+local outboundEvents = ARGV[at + 17]
 local now = tonumber(ARGV[6])
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
@@ -234,6 +239,14 @@ end
 -- Kept for the retention from their last change unless they say otherwise: a finished
 -- campaign's funnel goes too.
 changeCounters(KEYS[14], counters, countersTtl)
+if outboundEvents ~= '' then
+  -- Each value is a string cjson leaves as it is: the event's JSON is never decoded here.
+  for _, entry in ipairs(cjson.decode(outboundEvents)) do
+    if redis.call('HSETNX', KEYS[16], entry[1], entry[2]) == 1 then
+      redis.call('ZADD', KEYS[17], now, entry[1])
+    end
+  end
+end
 if recipient ~= '' then
   local change = cjson.decode(recipient)
   local chunkKey = KEYS[15] .. change.k

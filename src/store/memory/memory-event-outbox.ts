@@ -1,0 +1,37 @@
+import type { OutboundEvent } from '../../events/outbound-event.ts';
+import { storableJson } from '../storable-json.ts';
+
+/** An event as the Redis driver's value holds it (event-value.ts), the event kept as JSON. */
+export interface MemoryEventEntry {
+  json: string;
+  attempts: number;
+  queuedAt: number;
+  lastError: string;
+  deadAt: number;
+  reason: string;
+}
+
+/** The outbound events' outbox of one partition, shaped like its Redis keys (`evt`, `evt-dead`). */
+export class MemoryEventOutbox {
+  /** id → entry, and id → due time (ms) */
+  readonly queued = new Map<string, MemoryEventEntry>();
+  readonly due = new Map<string, number>();
+  /** id → dead letter entry; `deadAt` orders them */
+  readonly dead = new Map<string, MemoryEventEntry>();
+
+  /** As commit-step-17.lua: due now; an id already queued is left as it is. */
+  queue(events: readonly OutboundEvent[], now: number): void {
+    for (const event of events) {
+      if (this.queued.has(event.id)) continue;
+      this.queued.set(event.id, {
+        json: storableJson(event),
+        attempts: 0,
+        queuedAt: now,
+        lastError: '',
+        deadAt: 0,
+        reason: '',
+      });
+      this.due.set(event.id, now);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { OutboundEvent } from '../../../../src/events/outbound-event.ts';
+import type { Store } from '../../../../src/store/store.ts';
+import { claimStartAndReply, conversationRecord, location, t0 } from './fixtures.ts';
+
+const leaseMs = 10_000;
+
+function outboundEvent(phone: string, id: string, type = 'conversation.ended'): OutboundEvent {
+  return {
+    id,
+    type,
+    timestamp: new Date(t0).toISOString(),
+    data: {
+      location,
+      bot: 'survey',
+      botVersion: 'abc',
+      runId: 'run-1',
+      phone,
+      maskedPhone: 'masked',
+      // What cjson would alter if a script decoded it: an empty array, a unicode escape.
+      payload: { endCode: 'final', result: { answers: [], note: 'a/b "c" é 🎉' } },
+    },
+  };
+}
+
+/** A step that queues `events` (ids `evt_e-1_<i>`), committed at t0. */
+async function commitEvents(store: Store, count = 2) {
+  const { phone, claim } = await claimStartAndReply(store);
+  const events = Array.from({ length: count }, (_, i) => outboundEvent(phone, `evt_e-1_${i}`));
+  const step = { eventId: 'e-1', expectedSeq: 0, record: conversationRecord(phone, 1) };
+  const result = await store.commitStep(claim, { ...step, outbound: [], events }, t0);
+  expect(result.ok).toBe(true);
+  return { phone, claim, events, partition: store.partitionOf(phone) };
+}
+
+export function eventOutboxContract(store: () => Store): void {
+  describe('event outbox', () => {
+    it('queues the events in the commit, due at once, and a refused commit queues nothing', async () => {
+      const { phone, claim } = await claimStartAndReply(store());
+      const partition = store().partitionOf(phone);
+      const refused = await store().commitStep(
+        claim,
+        {
+          eventId: 'e-1',
+          expectedSeq: 5,
+          record: conversationRecord(phone, 6),
+          outbound: [],
+          events: [outboundEvent(phone, 'evt_e-1_0')],
+        },
+        t0,
+      );
+      expect(refused).toEqual({ ok: false, reason: 'stale' });
+      expect(await store().claimDueEvents(partition, t0 + 1, leaseMs, 10)).toEqual([]);
+      expect(await store().listEvents({ limit: 10 })).toEqual([]);
+    });
+
+    it('claims due events with a lease, soonest first, the event exactly as committed', async () => {
+      const { events, partition } = await commitEvents(store());
+      const claimed = await store().claimDueEvents(partition, t0 + 1, leaseMs, 10);
+      expect(claimed.map((c) => c.event)).toEqual(events);
+      expect(claimed[0]).toMatchObject({ partition, attempts: 0, queuedAt: t0 });
+      // Leased: nothing more until the lease runs out, then the same events again.
+      expect(await store().claimDueEvents(partition, t0 + leaseMs, leaseMs, 10)).toEqual([]);
+      const again = await store().claimDueEvents(partition, t0 + 1 + leaseMs, leaseMs, 1);
+      expect(again.map((c) => c.event.id)).toEqual(['evt_e-1_0']);
+    });
+
+    it('deletes a delivered event, and makes a retried one due at its time, one attempt more', async () => {
+      const { partition } = await commitEvents(store());
+      await store().claimDueEvents(partition, t0, leaseMs, 10);
+      expect(await store().settleEvent(partition, 'evt_e-1_0', { delivered: true }, t0)).toBe(true);
+      expect(await store().settleEvent(partition, 'evt_e-1_0', { delivered: true }, t0)).toBe(
+        false,
+      );
+      const retry = { retryAt: t0 + 2_000, error: 'http_500' };
+      expect(await store().settleEvent(partition, 'evt_e-1_1', retry, t0)).toBe(true);
+      expect(await store().claimDueEvents(partition, t0 + 1_999, leaseMs, 10)).toEqual([]);
+      const [due] = await store().claimDueEvents(partition, t0 + 2_000, leaseMs, 10);
+      expect(due).toMatchObject({ attempts: 1, lastError: 'http_500', queuedAt: t0 });
+      expect(due?.event.id).toBe('evt_e-1_1');
+    });
+
+    it('keeps a dead letter (phone masked in the list), and replays it with its id', async () => {
+      const { partition, events, phone } = await commitEvents(store(), 1);
+      await store().claimDueEvents(partition, t0, leaseMs, 10);
+      const dead = { deadLetter: 'http_410' };
+      expect(await store().settleEvent(partition, 'evt_e-1_0', dead, t0 + 5)).toBe(true);
+      expect(await store().claimDueEvents(partition, t0 + 2 * leaseMs, leaseMs, 10)).toEqual([]);
+      expect(await store().listEvents({ limit: 10 })).toEqual([]);
+      const [failed, ...more] = await store().listEvents({ failed: true, limit: 10 });
+      expect(more).toEqual([]);
+      expect(failed).toMatchObject({ partition, attempts: 1, deadAt: t0 + 5, reason: 'http_410' });
+      expect(failed?.event.data.phone).toBe('masked');
+      expect(JSON.stringify(failed)).not.toContain(phone);
+
+      expect(await store().replayEvent('evt_e-1_0', t0 + 100)).toBe(true);
+      expect(await store().replayEvent('evt_e-1_0', t0 + 100)).toBe(false);
+      expect(await store().listEvents({ failed: true, limit: 10 })).toEqual([]);
+      const [replayed] = await store().claimDueEvents(partition, t0 + 100, leaseMs, 10);
+      expect(replayed).toMatchObject({ attempts: 0, queuedAt: t0 + 100 });
+      expect(replayed?.event).toEqual(events[0]);
+    });
+
+    it('lists queued events soonest due first, phones masked', async () => {
+      const { partition, phone } = await commitEvents(store());
+      await store().claimDueEvents(partition, t0, leaseMs, 1);
+      const listed = await store().listEvents({ limit: 10 });
+      expect(listed.map((e) => [e.event.id, e.dueAt])).toEqual([
+        ['evt_e-1_1', t0],
+        ['evt_e-1_0', t0 + leaseMs],
+      ]);
+      expect(JSON.stringify(listed)).not.toContain(phone);
+    });
+  });
+}
