@@ -9,6 +9,7 @@ import { createWorker, type WorkerOptions } from '../conversation/create-worker.
 import { ConfigError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMetrics, type Metrics } from '../observability/metrics.ts';
+import type { EventDispatcherOptions } from '../outbox/create-event-dispatcher.ts';
 import { createSender } from '../outbox/create-sender.ts';
 import type { SharedLimiter } from '../outbox/shared-limiter.ts';
 import { createMessagingClients } from '../provider/create-messaging-clients.ts';
@@ -23,6 +24,7 @@ import type { AppConfig } from './config.ts';
 import { createCampaignLimiters } from './create-campaign-limiters.ts';
 import { createClientGateway } from './create-client-gateway.ts';
 import { createComplianceRules } from './create-compliance-rules.ts';
+import { createEventDelivery } from './create-event-delivery.ts';
 import { createHardenedServer } from './create-hardened-server.ts';
 import { createHttpApp, createHttpListener, type HttpAppOptions } from './create-http-app.ts';
 import { createSendLimiters } from './create-send-limiters.ts';
@@ -39,6 +41,8 @@ export interface StartOptions {
   logger: Logger;
   /** Which parts run in this process. `start` runs all; `worker` runs all but the web server. */
   roles?: { web?: boolean; worker?: boolean; sender?: boolean; scheduler?: boolean };
+  /** Overrides of the outbound events' dispatcher (tests: a short backoff, another poster). */
+  events?: Partial<EventDispatcherOptions>;
   /** Interface the web server listens on. Default 0.0.0.0 (`start`, `web`); `dev` uses 127.0.0.1. */
   host?: string;
   /**
@@ -165,6 +169,17 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         ...options.sender,
       })
     : undefined;
+  // Outbound events (issue 24): queued by the steps of locations with subscriptions, delivered
+  // by a dispatcher next to the sender, off the conversation's path.
+  const events = createEventDelivery({
+    locations: config.locations,
+    store,
+    clock,
+    logger,
+    metrics,
+    sender: roles.sender,
+    overrides: options.events,
+  });
   const turn = logTurn(logger);
   const onStep: WorkerOptions['onStep'] = (outcome, claim, durationMs) => {
     turn(outcome, claim);
@@ -212,6 +227,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         outboxHandOff: sender?.handOff,
         scheduler,
         compliance,
+        ...(events.hasSubscriptions && { hasSubscriptions: events.hasSubscriptions }),
         ...options.worker,
         onStep,
       })
@@ -281,6 +297,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
   }
   worker?.start();
   sender?.start();
+  events.dispatcher?.start();
   scheduler?.start();
   campaigns?.start();
   // The scheduler role also recounts the activity gauges from the records, hourly (one process).
@@ -298,7 +315,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     return stopGracefully({
       timeoutMs: config.stopTimeoutMs ?? 10_000,
       logger,
-      consumers: [worker, sender, scheduler, campaigns],
+      consumers: [worker, sender, scheduler, campaigns, events.dispatcher],
       servers: [server, healthServer],
       store: opened ? { store, redis: opened.redis } : undefined,
       clients: options.clients ? [] : [...clients.values()],

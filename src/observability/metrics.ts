@@ -32,6 +32,8 @@ export interface Metrics {
   turn(bot: string, outcome: string, durationMs?: number): void;
   send(result: SendResult, durationMs?: number): void;
   timersFired(count: number): void;
+  /** One outbound event's delivery round (issue 24): delivered, retry or dead_letter. */
+  outboundWebhook(result: 'delivered' | 'retry' | 'dead_letter', durationMs?: number): void;
 }
 
 const secondsBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -89,6 +91,19 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   for (const result of ['sent', 'failed', 'retry', 'suppressed', 'in_doubt', 'loop_guard']) {
     sends.inc({ result }, 0);
   }
+  const webhooks = new Counter({
+    name: 'replyflow_outbound_webhooks_total',
+    help: 'Outbound event delivery rounds, by result (delivered, retry, dead_letter)',
+    labelNames: ['result'],
+    registers,
+  });
+  const webhookDuration = new Histogram({
+    name: 'replyflow_outbound_webhook_duration_seconds',
+    help: "Time for one outbound event's delivery round to its subscriptions",
+    buckets: secondsBuckets,
+    registers,
+  });
+  for (const result of ['delivered', 'retry', 'dead_letter']) webhooks.inc({ result }, 0);
 
   const latest = sampler(options);
   new Gauge({
@@ -134,6 +149,10 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     turn(bot, outcome, durationMs) {
       turns.inc({ bot, outcome });
       if (durationMs !== undefined) stepDuration.observe(durationMs / 1_000);
+    },
+    outboundWebhook(result, durationMs) {
+      webhooks.inc({ result });
+      if (durationMs !== undefined) webhookDuration.observe(durationMs / 1_000);
     },
     send(result, durationMs) {
       sends.inc({ result });

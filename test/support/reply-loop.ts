@@ -108,6 +108,9 @@ export interface ReplyLoopOptions {
   /** Register replyflow's webhook at the emulator (default true). When false, no `sms.status`
    * notification arrives; the test posts every notification itself. */
   webhook?: boolean;
+  /** The location's outbound event subscriptions (issue 24), and the dispatcher's overrides. */
+  events?: LocationConfig['events'];
+  eventDispatcher?: StartOptions['events'];
 }
 
 /**
@@ -151,6 +154,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
         // Tests of other guarantees send many messages to one phone: the loop guard would drop
         // their answers (its own test sets it).
         compliance: options.compliance ?? { loopGuard: { max: 100_000, window: '1m' } },
+        ...(options.events && { events: options.events }),
       },
     ],
     botsDir: 'unused',
@@ -180,6 +184,7 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     ...(ownClients && { clients: ownClients }),
     worker: { concurrency: 4 },
     sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
+    ...(options.eventDispatcher && { events: options.eventDispatcher }),
   });
   const webhookUrl = `${app.url}/webhooks/${location}/${webhookSecret}`;
   if (options.webhook !== false) {

@@ -1,0 +1,48 @@
+import type { EventSubscription } from '../events/outbound-event.ts';
+import { postEvent } from '../events/post-event.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import {
+  createEventDispatcher,
+  type EventDispatcher,
+  type EventDispatcherOptions,
+} from '../outbox/create-event-dispatcher.ts';
+import type { Clock } from '../scheduler/clock.ts';
+import type { Store } from '../store/store.ts';
+import type { LocationConfig } from './config.ts';
+
+/** How long a receiver has to answer one delivery attempt. */
+const postTimeoutMs = 10_000;
+
+/**
+ * The outbound events' part of a process (issue 24): which locations have subscriptions (their
+ * steps queue events in their commits; the others' write nothing more), and, for a process
+ * with the sender role, the dispatcher that delivers them, when any location has one.
+ */
+export function createEventDelivery(options: {
+  locations: readonly LocationConfig[];
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  sender: boolean;
+  overrides?: Partial<EventDispatcherOptions>;
+}): { hasSubscriptions?: (location: string) => boolean; dispatcher?: EventDispatcher } {
+  const subscriptions = new Map<string, EventSubscription[]>();
+  for (const location of options.locations) {
+    if (location.events?.length) subscriptions.set(location.name, location.events);
+  }
+  if (subscriptions.size === 0) return {};
+  const dispatcher = options.sender
+    ? createEventDispatcher({
+        store: options.store,
+        subscriptions: (location) => subscriptions.get(location) ?? [],
+        post: (subscription, event) => postEvent(subscription, event, { timeoutMs: postTimeoutMs }),
+        clock: options.clock,
+        logger: options.logger.child({ role: 'events' }),
+        metrics: options.metrics,
+        ...options.overrides,
+      })
+    : undefined;
+  return { hasSubscriptions: (location) => subscriptions.has(location), dispatcher };
+}
