@@ -9,6 +9,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { EventOutcome, QueuedEvent } from '../store/event-outbox.ts';
 import type { Store } from '../store/store.ts';
+import { storeOutage } from '../store/store-outage.ts';
 import { eventRetryAt } from './event-retry-at.ts';
 
 export interface EventDispatcherOptions {
@@ -56,6 +57,7 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
   const concurrency = options.concurrency ?? 8;
   const pollMs = options.pollMs ?? 250;
   const leaseMs = options.leaseMs ?? 60_000;
+  const outage = storeOutage(store);
   const inFlight = new Set<Promise<void>>();
   let running = false;
   let loop: Promise<void> | undefined;
@@ -87,8 +89,13 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
           leaseMs,
           concurrency - inFlight.size,
         );
+        outage.answered(logger);
       } catch (error) {
-        logger.warn({ err: error, partition }, 'could not claim outbound events; trying again');
+        // Logged once per outage (`storeOutage`), not at every poll.
+        outage.failed(logger, error, 'could not claim outbound events; trying again', {
+          partition,
+        });
+        await pause(1_000);
       }
       for (const queued of claimed) {
         const round = deliver(queued).finally(() => inFlight.delete(round));
