@@ -26,6 +26,8 @@ export function createEventDelivery(options: {
   logger: Logger;
   metrics: Metrics;
   sender: boolean;
+  /** REPLYFLOW_LEASE: how long a claimed event is hidden (longer than a round's 10 s). */
+  leaseMs: number;
   overrides?: Partial<EventDispatcherOptions>;
 }): { hasSubscriptions?: (location: string) => boolean; dispatcher?: EventDispatcher } {
   const subscriptions = new Map<string, EventSubscription[]>();
@@ -41,6 +43,7 @@ export function createEventDelivery(options: {
         clock: options.clock,
         logger: options.logger.child({ role: 'events' }),
         metrics: options.metrics,
+        leaseMs: Math.max(options.leaseMs, postTimeoutMs + 5_000),
         ...options.overrides,
       })
     : undefined;

@@ -178,6 +178,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
     logger,
     metrics,
     sender: roles.sender,
+    leaseMs: config.leaseMs,
     overrides: options.events,
   });
   const turn = logTurn(logger);
