@@ -4,6 +4,7 @@ import {
   endConversation,
   failedWith,
   matchDate,
+  notify,
   record,
   reply,
   saidNo,
@@ -140,7 +141,9 @@ const stamp = assign<Context, BotEvent, undefined, BotEvent, never>({
  * date-time; optional `lang: 'en'`, `timeZone`). YES confirms; NO offers to cancel or to propose
  * another date, which it reads back for confirmation. One reminder after 24 h of silence, or 2 h
  * before the appointment if that comes sooner; the conversation expires at the appointment time.
- * The outcome is recorded: `replyflow results appointment`.
+ * The outcome is recorded (`replyflow results appointment`) and sent to the systems that asked
+ * as `appointment.confirmed`, `appointment.cancelled` or `appointment.rescheduled` (with the new
+ * time) when the location has `events` subscriptions (docs/integrations.md).
  */
 export default defineBot({
   id: 'appointment',
@@ -294,6 +297,8 @@ export default defineBot({
         entry: [
           reply(({ context }) => texts(context).confirmed(context)),
           record({ outcome: 'confirmed' }),
+          // The booking system hears it (the location's `events` subscriptions).
+          notify('appointment.confirmed', ({ context }) => ({ at: context.at })),
           endConversation('confirmed'),
         ],
       },
@@ -301,6 +306,7 @@ export default defineBot({
         entry: [
           reply(({ context }) => texts(context).cancelled(context)),
           record({ outcome: 'cancelled' }),
+          notify('appointment.cancelled', ({ context }) => ({ at: context.at })),
           endConversation('cancelled'),
         ],
       },
@@ -310,6 +316,11 @@ export default defineBot({
           record(({ context }) => ({
             outcome: 'reschedule_requested',
             proposedAt: context.proposed,
+          })),
+          // The new time the person agreed to, and the one it replaces.
+          notify('appointment.rescheduled', ({ context }) => ({
+            previousAt: context.at,
+            at: context.proposed,
           })),
           endConversation('reschedule_requested'),
         ],
