@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { type WebhookEvent, webhookEventSchema } from '../provider/schemas/webhook.ts';
 import { clientAction, withClientOptions } from './client-action.ts';
+import { registerEventDeliveryCommands } from './event-deliveries-command.ts';
 import { formatRecord, formatTable } from './format-table.ts';
 
 interface RegisterOptions {
@@ -8,9 +9,17 @@ interface RegisterOptions {
   events: WebhookEvent[];
 }
 
-/** `replyflow webhooks list|register|ensure|remove`: where the service sends notifications. */
+/**
+ * `replyflow webhooks list|register|ensure|remove`: where the service sends notifications; and
+ * `deliveries` / `replay`: the events replyflow sends to the systems that asked.
+ */
 export function registerWebhooksCommand(program: Command): void {
-  const webhooks = program.command('webhooks').description('Manage the webhooks the service calls');
+  const webhooks = program
+    .command('webhooks')
+    .description(
+      "Manage the webhooks the service calls, and the outbound events' deliveries (deliveries, replay)",
+    );
+  registerEventDeliveryCommands(webhooks);
   withClientOptions(webhooks.command('list').description('List the registered webhooks')).action(
     clientAction(async (client) => {
       const list = await client.webhooks.list();
