@@ -1,16 +1,15 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenOn } from '../../src/app/listen-on.ts';
 import { adminToken, dashboardApp, location } from '../integration/admin/dashboard-app.ts';
+import { browserAvailable, chromiumArgs, chromiumPath } from '../support/browser.ts';
 
-const chromiumPath = '/usr/bin/chromium';
 const file = ['phone,name', '+33 6 12 34 56 01,Ada', '0612,Nobody', '06 12 34 56 02,Grace'].join(
   '\n',
 );
 
-describe.skipIf(!existsSync(chromiumPath))('the campaign pages, in a real browser', () => {
+describe.skipIf(!browserAvailable())('the campaign pages, in a real browser', () => {
   let browser: Browser;
   let server: Server;
   let base: string;
@@ -19,7 +18,7 @@ describe.skipIf(!existsSync(chromiumPath))('the campaign pages, in a real browse
     base = await listenOn(server, 0, '127.0.0.1');
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-background-networking'],
+      args: chromiumArgs,
     });
   });
   afterAll(async () => {

@@ -1,15 +1,18 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import survey from '../../bots/survey.ts';
 import { createBotRegistry } from '../../src/bot/bot-registry.ts';
 import { gaugePaths } from '../../src/conversation/count-activity.ts';
 import { createManualClock } from '../../src/scheduler/create-manual-clock.ts';
+import {
+  browserAvailable,
+  chromiumArgs,
+  chromiumPath,
+  screenshotPath,
+} from '../support/browser.ts';
 import { location, type ReplyLoop, settle, startReplyLoop } from '../support/reply-loop.ts';
 import { waitFor } from '../support/wait-for.ts';
 
-const chromiumPath = '/usr/bin/chromium';
 const adminToken = '9f2c41d7b0e85a3f6c19d4e7a2b80f5c3e61d9a4b7c20e8f1a5d3c9b6e4f7a2d';
 const registry = createBotRegistry([{ bot: survey, file: 'bots/survey.ts' }]);
 const hour = 3_600_000;
@@ -44,7 +47,7 @@ async function drawnCounts(
   );
 }
 
-describe.skipIf(!existsSync(chromiumPath))(
+describe.skipIf(!browserAvailable())(
   'the dashboard, in a real browser, after a mixed survey',
   () => {
     let loop: ReplyLoop;
@@ -59,7 +62,7 @@ describe.skipIf(!existsSync(chromiumPath))(
       loop = await startReplyLoop({ registry, clock, adminToken });
       browser = await chromium.launch({
         executablePath: chromiumPath,
-        args: ['--headless', '--no-sandbox', '--disable-background-networking'],
+        args: chromiumArgs,
       });
       // Day 0: the silent ones start. A day later they are reminded.
       for (const phone of phones.silent) await loop.start(phone, 'survey', { lang: 'en' });
@@ -136,7 +139,7 @@ describe.skipIf(!existsSync(chromiumPath))(
           String(phones.optOut.length),
         ]);
 
-      await page.screenshot({ path: resolve('docs/img/dashboard.png'), fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard.png'), fullPage: true });
 
       // The bot page: the counts drawn on each state are the conversations' real states.
       await row.getByRole('link', { name: 'survey' }).click();
@@ -176,9 +179,9 @@ describe.skipIf(!existsSync(chromiumPath))(
       expect(cell(/expired/i)).toBe(String(phones.silent.length));
       expect(cell(/errored/i)).toBe('0');
       expect(cell(/opted/i)).toBe(String(phones.optOut.length));
-      await page.screenshot({ path: resolve('docs/img/dashboard-bot.png'), fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard-bot.png'), fullPage: true });
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.screenshot({ path: resolve('docs/img/dashboard-bot-390.png'), fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard-bot-390.png'), fullPage: true });
       await page.setViewportSize({ width: 1280, height: 900 });
 
       // A click on a state lists its conversations, masked; one opens its transcript.
@@ -214,7 +217,7 @@ describe.skipIf(!existsSync(chromiumPath))(
       await expect
         .poll(() => page.locator('#transcript').textContent())
         .toContain('answering.score');
-      await page.screenshot({ path: resolve('docs/img/dashboard-transcript.png'), fullPage: true });
+      await page.screenshot({ path: screenshotPath('dashboard-transcript.png'), fullPage: true });
 
       // Nothing from another host, ever.
       expect(

@@ -1,14 +1,16 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pino } from 'pino';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/app/config.ts';
 import { startDev } from '../../src/app/start-dev.ts';
+import {
+  browserAvailable,
+  chromiumArgs,
+  chromiumPath,
+  screenshotPath,
+} from '../support/browser.ts';
 import { freePort } from '../support/free-port.ts';
-
-const chromiumPath = '/usr/bin/chromium';
-const screenshot = resolve('docs/img/dev-phone.png');
 
 /** Every bubble and notice of the thread, top to bottom, as `kind: text`. */
 async function threadLines(page: Page): Promise<string[]> {
@@ -31,7 +33,7 @@ async function activeStates(page: Page): Promise<string[]> {
     .evaluateAll((els) => els.map((el) => el.getAttribute('data-state') ?? ''));
 }
 
-describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', () => {
+describe.skipIf(!browserAvailable())('the dev phone, in a real browser', () => {
   let dev: Awaited<ReturnType<typeof startDev>>;
   let browser: Browser;
   beforeAll(async () => {
@@ -44,7 +46,7 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     dev = await startDev(config, pino({ level: 'silent' }));
     browser = await chromium.launch({
       executablePath: chromiumPath,
-      args: ['--headless', '--no-sandbox', '--disable-background-networking'],
+      args: chromiumArgs,
     });
   });
   afterAll(async () => {
@@ -114,8 +116,7 @@ describe.skipIf(!existsSync(chromiumPath))('the dev phone, in a real browser', (
     await expect.poll(() => activeStates(page)).not.toEqual(before);
     expect(await page.getByTestId('context').textContent()).toMatch(/Ana/);
 
-    mkdirSync(resolve('docs/img'), { recursive: true });
-    await page.screenshot({ path: screenshot });
+    await page.screenshot({ path: screenshotPath('dev-phone.png') });
     await page.close();
   });
 
