@@ -176,15 +176,21 @@ export const apiRoutes: readonly ApiRoute[] = [
     method: 'get',
     path: '/admin/api/results',
     summary: "A page of a bot's results, phones masked",
-    query: resultsQuerySchema,
+    query: resultsQuerySchema.omit({ phones: true }),
     responses: { '200': '{results, offset, next?}', '400': 'invalid field', ...refused },
   },
   {
     method: 'get',
     path: '/admin/api/results.csv',
-    summary: "A bot's results as CSV, streamed (phones whole for the full-access token only)",
+    summary:
+      "A bot's results as CSV, streamed (phones masked; whole with phones=full, full-access token only)",
     query: resultsQuerySchema.omit({ limit: true, offset: true }),
-    responses: { '200': 'text/csv', '400': 'invalid field', ...refused },
+    responses: {
+      '200': 'text/csv',
+      '400': 'invalid field',
+      ...refused,
+      '403': 'phones=full with the read-only token, or CSRF refused',
+    },
   },
   {
     method: 'get',

@@ -30,6 +30,8 @@ export const resultsQuerySchema = z.object({
   to: instant('to', true).optional(),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  /** The CSV's phone numbers: masked by default; `full` for the full-access token only. */
+  phones: z.enum(['masked', 'full']).default('masked'),
 });
 
 export type ResultsRequest = z.infer<typeof resultsQuerySchema>;

@@ -17,7 +17,9 @@ export interface ResultsRoutesOptions {
 /**
  * `GET /admin/api/results` (JSON, a page of `limit` from `offset`, phones masked, `next` when
  * more follow) and `GET /admin/api/results.csv` (the whole selection streamed,
- * `write-results.ts`: formula cells escaped; phones whole for the full-access token only).
+ * `write-results.ts`: formula cells escaped; phones masked unless the full-access token asks
+ * for them whole with `phones=full`: the conversation's page is the only other place a whole
+ * number shows).
  */
 export function resultsRoutes(options: ResultsRoutesOptions): Router {
   const { store, logger } = options;
@@ -52,6 +54,14 @@ export function resultsRoutes(options: ResultsRoutesOptions): Router {
     const query = queryOf(req, res);
     if (!query) return;
     const access = res.locals.adminAccess as AdminAccess | undefined;
+    if (query.phones === 'full' && access?.role !== 'full') {
+      res.status(403).json({
+        error:
+          'phones=full needs the full-access admin token; the read-only one sees numbers masked',
+        field: 'phones',
+      });
+      return;
+    }
     res
       .status(200)
       .type('text/csv; charset=utf-8')
@@ -64,7 +74,7 @@ export function resultsRoutes(options: ResultsRoutesOptions): Router {
         format: 'csv',
         ...storeQuery(query),
         ...(query.to !== undefined && { until: query.to }),
-        maskPhones: access?.role !== 'full',
+        maskPhones: query.phones !== 'full',
       });
       res.end();
     } catch (error) {

@@ -152,9 +152,24 @@ describe('the results', () => {
     ).toBe('bot');
   });
 
-  it('streams a CSV whose formula cells are escaped, phones whole for the full token only', async () => {
-    const whole = await request(app)
+  it('streams a CSV whose formula cells are escaped, phones masked unless the full token asks for them whole', async () => {
+    const byDefault = await request(app)
       .get('/admin/api/results.csv?bot=survey')
+      .set('authorization', full);
+    expect(byDefault.status).toBe(200);
+    expect(
+      (parse(byDefault.text, { columns: true }) as Array<Record<string, string>>).map(
+        (row) => row.phone,
+      ),
+    ).toEqual(['336•••••601', '336•••••602', '336•••••603']);
+    expect(byDefault.text).not.toMatch(/336123456\d\d/);
+    const refused = await request(app)
+      .get('/admin/api/results.csv?bot=survey&phones=full')
+      .set('authorization', read);
+    expect([refused.status, refused.body.field]).toEqual([403, 'phones']);
+
+    const whole = await request(app)
+      .get('/admin/api/results.csv?bot=survey&phones=full')
       .set('authorization', full);
     expect(whole.status).toBe(200);
     expect(whole.type).toBe('text/csv');
