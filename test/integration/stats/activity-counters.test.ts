@@ -3,9 +3,13 @@ import survey from '../../../bots/survey.ts';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { complianceBotId } from '../../../src/conversation/compliance-step.ts';
 import { gaugePaths } from '../../../src/conversation/count-activity.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
+import { systemClock } from '../../../src/scheduler/clock.ts';
 import { activeCounters, totalCounters } from '../../../src/stats/counter-names.ts';
 import { readBotFunnel, readOverview } from '../../../src/stats/read-stats.ts';
 import { reconcileActivity } from '../../../src/stats/reconcile-activity.ts';
+import { startReconcileLoop } from '../../../src/stats/reconcile-loop.ts';
+import { LogCapture } from '../../support/log-capture.ts';
 import { location, type ReplyLoop, settle, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -137,5 +141,34 @@ describe('activity counters, moved in the commits of a real survey (Redis, emula
     expect(await loop.store.readCounters(name)).toEqual({});
     await reconcileActivity(loop.store);
     expect(await loop.store.readCounters(name)).toEqual(right);
+  });
+
+  it('runs on its own as the scheduler role does: the drift corrected and logged, then again each period', async () => {
+    const name = activeCounters(location, 'survey');
+    const right = await loop.store.readCounters(name);
+    await loop.store.adjustCounters([{ name, field: 'answering.score', by: 7, ttlMs: 0 }]);
+    const capture = new LogCapture();
+    const running = startReconcileLoop({
+      store: loop.store,
+      clock: systemClock,
+      logger: createLogger({ level: 'info', destination: capture.stream }),
+      bots: () => [{ location, bot: 'survey' }],
+      everyMs: 1_000,
+      firstAfterMs: 10,
+    });
+    const runs = () => capture.lines.filter((line) => /"msg":"stats: /.test(line));
+    try {
+      await waitFor(() => runs().length >= 1);
+      expect(await loop.store.readCounters(name)).toEqual(right);
+      expect(JSON.parse(runs()[0]!)).toMatchObject({
+        level: 40,
+        corrected: [{ name, field: 'answering.score', by: -7 }],
+      });
+      // The next period runs again (the loop keeps going) and finds nothing to correct.
+      await waitFor(() => runs().length >= 2, { timeout: 10_000 });
+      expect(JSON.parse(runs()[1]!)).toMatchObject({ level: 30, corrected: [] });
+    } finally {
+      running.stop();
+    }
   });
 });
