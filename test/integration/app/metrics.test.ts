@@ -5,9 +5,15 @@ import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { createMetrics } from '../../../src/observability/metrics.ts';
 import { systemClock } from '../../../src/scheduler/clock.ts';
 import { createManualClock } from '../../../src/scheduler/create-manual-clock.ts';
+import { activeCounters } from '../../../src/stats/counter-names.ts';
 import { createMemoryStore } from '../../../src/store/memory/create-memory-store.ts';
 import reminder from '../../fixtures/bots/reminder-bot.ts';
-import { type ReplyLoop, replyNotification, startReplyLoop } from '../../support/reply-loop.ts';
+import {
+  location,
+  type ReplyLoop,
+  replyNotification,
+  startReplyLoop,
+} from '../../support/reply-loop.ts';
 import { type Scrape, scrapeMetrics } from '../../support/scrape-metrics.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -129,6 +135,25 @@ describe('GET /metrics after a conversation, a failed send, a retry and a timer'
     // `suppressed`, `in_doubt` and `loop_guard` are moved by the opt-out and in-doubt paths;
     // their tests add their cases here.
   }, 30_000);
+
+  it('reports every active conversation from the counters, not a sample (the gauge once stopped at 1,000)', async () => {
+    const name = activeCounters(location, 'reminder');
+    const before = (await scrape()).value('replyflow_conversations_active', {
+      bot: 'reminder',
+      state: 'waiting',
+    });
+    await loop.store.adjustCounters([{ name, field: 'waiting', by: 2_500, ttlMs: 0 }]);
+    try {
+      await scrapeUntil(
+        (s) =>
+          s.value('replyflow_conversations_active', { bot: 'reminder', state: 'waiting' }) ===
+          (before ?? 0) + 2_500,
+        '2,500 more conversations waiting, all of them counted',
+      );
+    } finally {
+      await loop.store.adjustCounters([{ name, field: 'waiting', by: -2_500, ttlMs: 0 }]);
+    }
+  });
 });
 
 describe('the admin token on /metrics', () => {
