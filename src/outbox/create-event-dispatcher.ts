@@ -3,6 +3,7 @@ import type {
   EventSubscription,
   OutboundEvent,
 } from '../events/outbound-event.ts';
+import { receiverName, subscriptionKey } from '../events/subscription-key.ts';
 import { subscriptionWants } from '../events/subscription-wants.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -21,8 +22,11 @@ export interface EventDispatcherOptions {
   clock: Clock;
   logger: Logger;
   metrics?: Pick<Metrics, 'outboundWebhook'>;
-  /** How long an event is retried, from when it was queued, before it is a dead letter (24 h). */
-  retryForMs?: number;
+  /**
+   * How long an event is retried for a subscription, from when it was queued, before that
+   * subscription is given up (24 h): one for all, or per subscription (its `retryFor`).
+   */
+  retryForMs?: number | ((subscription: EventSubscription) => number | undefined);
   /** The first retry's ceiling (1 s), doubling per attempt up to `maxBackoffMs` (1 h). */
   baseBackoffMs?: number;
   maxBackoffMs?: number;
@@ -35,6 +39,17 @@ export interface EventDispatcherOptions {
   random?: () => number;
 }
 
+/** The retry window when none is given: a day. */
+export const defaultRetryForMs = 86_400_000;
+
+/** One round's answers, by subscription key, and every subscription of the location by key. */
+interface Round {
+  answers: Array<{ key: string; subscription: EventSubscription; attempt: DeliveryAttempt }>;
+  known: Map<string, EventSubscription>;
+}
+
+const errorOf = (attempt: DeliveryAttempt) => attempt.error ?? `http_${attempt.status}`;
+
 export interface EventDispatcher {
   start(): void;
   /** Stops claiming and waits for the rounds in flight. */
@@ -46,11 +61,14 @@ export interface EventDispatcher {
  * step and no SMS waits for it. It claims due events from one partition at a time, in turn
  * (pausing `pollMs` after a partition with nothing due, so an idle process costs 4 store calls
  * a second), and posts each to every subscription of its location that wants its type, at
- * most `concurrency` events at once. An event every such subscription took (2xx) is settled
- * delivered; otherwise it is retried with exponential backoff and full jitter until
- * `retryForMs` after it was queued, then dead-lettered; a failure retrying cannot help (a
- * refused address, a 4xx) dead-letters it at once. At least once: a subscription that took it
- * gets it again, same id, when another failed.
+ * most `concurrency` events at once. Delivery is per subscription: the event keeps which
+ * subscriptions took it (2xx) and which were given up, and each round posts to the others
+ * alone. One that fails in a way retrying can help is tried again with exponential backoff and
+ * full jitter until its `retryForMs` after the event was queued; one that fails for good (a
+ * refused address, a 4xx) or runs out of time is given up at once, and the others go on. When
+ * none is left to try, the event is settled: delivered when every one took it, else a dead
+ * letter naming those given up, which a replay sends to them alone. At least once: a
+ * subscription whose answer was lost (a time-out, a process killed) gets it again, same id.
  */
 export function createEventDispatcher(options: EventDispatcherOptions): EventDispatcher {
   const { store, clock, logger } = options;
@@ -112,12 +130,8 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
   async function deliver(queued: QueuedEvent): Promise<void> {
     const { event, partition } = queued;
     const started = performance.now();
-    const wanting = options
-      .subscriptions(event.data.location)
-      .filter((subscription) => subscriptionWants(subscription, event.type));
-    const attempts = await Promise.all(wanting.map((s) => options.post(s, event)));
-    const failed = attempts.filter((attempt) => !attempt.ok);
-    const outcome = outcomeOf(queued, failed);
+    const round = await postToPending(queued);
+    const outcome = outcomeOf(queued, round);
     const result =
       'delivered' in outcome ? 'delivered' : 'retryAt' in outcome ? 'retry' : 'dead_letter';
     options.metrics?.outboundWebhook(result, performance.now() - started);
@@ -144,23 +158,84 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
     }
   }
 
-  function outcomeOf(queued: QueuedEvent, failed: DeliveryAttempt[]): EventOutcome {
-    if (failed.length === 0) return { delivered: true };
-    const error = failed.map((attempt) => attempt.error ?? `http_${attempt.status}`).join(',');
-    if (failed.some((attempt) => !attempt.retryable)) return { deadLetter: error };
-    const now = clock.now();
-    const retryAt = eventRetryAt({
-      attempts: queued.attempts,
-      now,
-      baseMs: options.baseBackoffMs ?? 1_000,
-      maxMs: options.maxBackoffMs ?? 3_600_000,
-      retryAfterMs: Math.max(0, ...failed.map((attempt) => attempt.retryAfterMs ?? 0)),
-      random: options.random ?? Math.random,
-    });
-    if (retryAt > queued.queuedAt + (options.retryForMs ?? 86_400_000)) {
-      return { deadLetter: `retries_exhausted:${error}` };
+  /**
+   * Posts the event to each subscription of its location that wants its type and has neither
+   * taken it nor been given up for it: a subscription that took it in an earlier round (or
+   * before a dead letter's replay) does not get it again because another failed.
+   */
+  async function postToPending(queued: QueuedEvent): Promise<Round> {
+    const { event } = queued;
+    const took = new Set(queued.deliveredTo ?? []);
+    const known = new Map<string, EventSubscription>();
+    const pending = new Map<string, EventSubscription>();
+    for (const subscription of options.subscriptions(event.data.location)) {
+      const key = subscriptionKey(subscription);
+      if (!known.has(key)) known.set(key, subscription);
+      if (!subscriptionWants(subscription, event.type)) continue;
+      // One delivery per receiver, though two subscriptions name the same URL.
+      if (took.has(key) || queued.gaveUpOn?.[key] !== undefined || pending.has(key)) continue;
+      pending.set(key, subscription);
     }
-    return { retryAt, error };
+    const answers = await Promise.all(
+      [...pending].map(async ([key, subscription]) => ({
+        key,
+        subscription,
+        attempt: await options.post(subscription, event),
+      })),
+    );
+    return { answers, known };
+  }
+
+  function outcomeOf(queued: QueuedEvent, { answers, known }: Round): EventOutcome {
+    const name = (key: string) => {
+      const subscription = known.get(key);
+      return subscription ? receiverName(subscription) : `subscription ${key}`;
+    };
+    const deliveredTo = answers.filter((a) => a.attempt.ok).map((a) => a.key);
+    const gaveUpOn: Record<string, string> = {};
+    const failures = answers.filter((a) => !a.attempt.ok);
+    for (const { key, attempt } of failures) {
+      if (!attempt.retryable) gaveUpOn[key] = errorOf(attempt);
+    }
+    let retrying = failures.filter((a) => a.attempt.retryable);
+    const now = clock.now();
+    const retryAt =
+      retrying.length === 0
+        ? now
+        : eventRetryAt({
+            attempts: queued.attempts,
+            now,
+            baseMs: options.baseBackoffMs ?? 1_000,
+            maxMs: options.maxBackoffMs ?? 3_600_000,
+            retryAfterMs: Math.max(0, ...retrying.map((a) => a.attempt.retryAfterMs ?? 0)),
+            random: options.random ?? Math.random,
+          });
+    // Each subscription's own retry window, from when the event was queued (or replayed).
+    for (const { key, subscription, attempt } of retrying) {
+      if (retryAt > queued.queuedAt + windowOf(subscription)) {
+        gaveUpOn[key] = `retries_exhausted:${errorOf(attempt)}`;
+      }
+    }
+    retrying = retrying.filter((a) => gaveUpOn[a.key] === undefined);
+    const progress = {
+      ...(deliveredTo.length > 0 && { deliveredTo }),
+      ...(Object.keys(gaveUpOn).length > 0 && { gaveUpOn }),
+    };
+    const given = { ...queued.gaveUpOn, ...gaveUpOn };
+    if (retrying.length > 0) {
+      const error = failures.map((a) => `${errorOf(a.attempt)} from ${name(a.key)}`).join(', ');
+      return { retryAt, error, ...progress };
+    }
+    if (Object.keys(given).length === 0) return { delivered: true };
+    const reason = Object.entries(given)
+      .map(([key, error]) => `${error} from ${name(key)}`)
+      .join(', ');
+    return { deadLetter: reason, ...progress };
+  }
+
+  function windowOf(subscription: EventSubscription): number {
+    const window = options.retryForMs;
+    return (typeof window === 'function' ? window(subscription) : window) ?? defaultRetryForMs;
   }
 
   return {

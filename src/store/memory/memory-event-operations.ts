@@ -1,5 +1,12 @@
 import type { OutboundEvent } from '../../events/outbound-event.ts';
-import { type EventOutbox, maskedEvent, type QueuedEvent } from '../event-outbox.ts';
+import {
+  type EventOutbox,
+  maskedEvent,
+  progressOf,
+  progressWords,
+  type QueuedEvent,
+  withWords,
+} from '../event-outbox.ts';
 import { storeLimits } from '../store-limits.ts';
 import type { MemoryEventEntry, MemoryEventOutbox } from './memory-event-outbox.ts';
 
@@ -23,6 +30,7 @@ export function memoryEventOperations(
       ...(dueAt !== undefined && { dueAt }),
       ...(entry.lastError && { lastError: entry.lastError }),
       ...(entry.deadAt > 0 && { deadAt: entry.deadAt, reason: entry.reason }),
+      ...progressOf(entry.delivered, entry.gaveUp),
     }) satisfies QueuedEvent;
 
   return {
@@ -48,6 +56,9 @@ export function memoryEventOperations(
         return true;
       }
       entry.attempts += 1;
+      const [delivered, gaveUp] = progressWords(outcome);
+      entry.delivered = withWords(entry.delivered, delivered);
+      entry.gaveUp = withWords(entry.gaveUp, gaveUp);
       if ('retryAt' in outcome) {
         entry.lastError = outcome.error ?? '';
         outbox.due.set(id, outcome.retryAt);
@@ -90,6 +101,9 @@ export function memoryEventOperations(
           lastError: '',
           deadAt: 0,
           reason: '',
+          // As replay-event-4.lua: those that took it keep it; those given up are tried again.
+          delivered: entry.delivered,
+          gaveUp: '',
         });
         outbox.due.set(id, now);
         return true;

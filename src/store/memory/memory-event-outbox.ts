@@ -9,6 +9,9 @@ export interface MemoryEventEntry {
   lastError: string;
   deadAt: number;
   reason: string;
+  /** The stored words (event-outbox.ts `progressWords`): keys that took it, `key=error` given up. */
+  delivered: string;
+  gaveUp: string;
 }
 
 /** The outbound events' outbox of one partition, shaped like its Redis keys (`evt`, `evt-dead`). */
@@ -30,6 +33,8 @@ export class MemoryEventOutbox {
         lastError: '',
         deadAt: 0,
         reason: '',
+        delivered: '',
+        gaveUp: '',
       });
       this.due.set(event.id, now);
     }

@@ -1,10 +1,11 @@
 import type { OutboundEvent } from '../../events/outbound-event.ts';
-import type { QueuedEvent } from '../event-outbox.ts';
+import { progressOf, type QueuedEvent } from '../event-outbox.ts';
 import { storableJson } from '../storable-json.ts';
 
 /**
  * An event's value in its partition's `evt` / `evt-dead` hash: a header line, JSON
- * `[attempts, queuedAt, lastError, deadAt, reason]` the scripts decode and rewrite, then the
+ * `[attempts, queuedAt, lastError, deadAt, reason, deliveredTo?, gaveUpOn?]` the scripts decode
+ * and rewrite (the last two, words, are added by the first settle), then the
  * event's JSON as the engine made it, which no script decodes (so `cjson` never alters a bot's
  * payload: `[]` would become `{}`).
  */
@@ -14,13 +15,9 @@ export function eventValue(event: OutboundEvent, queuedAt: number): string {
 
 export function queuedEventOf(partition: number, value: string, dueAt?: number): QueuedEvent {
   const newline = value.indexOf('\n');
-  const [attempts, queuedAt, lastError, deadAt, reason] = JSON.parse(value.slice(0, newline)) as [
-    number,
-    number,
-    string,
-    number,
-    string,
-  ];
+  const [attempts, queuedAt, lastError, deadAt, reason, delivered = '', gaveUp = ''] = JSON.parse(
+    value.slice(0, newline),
+  ) as [number, number, string, number, string, string?, string?];
   return {
     partition,
     event: JSON.parse(value.slice(newline + 1)) as OutboundEvent,
@@ -29,5 +26,6 @@ export function queuedEventOf(partition: number, value: string, dueAt?: number):
     ...(dueAt !== undefined && { dueAt }),
     ...(lastError && { lastError }),
     ...(deadAt > 0 && { deadAt, reason }),
+    ...progressOf(delivered, gaveUp),
   };
 }

@@ -1,4 +1,4 @@
-import { type EventOutbox, maskedEvent, type QueuedEvent } from '../event-outbox.ts';
+import { type EventOutbox, maskedEvent, progressWords, type QueuedEvent } from '../event-outbox.ts';
 import { storeLimits } from '../store-limits.ts';
 import { queuedEventOf } from './event-value.ts';
 import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
@@ -36,7 +36,18 @@ export function redisEventOperations({
           : 'retryAt' in outcome
             ? ['retry', outcome.retryAt, outcome.error ?? '']
             : ['dead', 0, outcome.deadLetter];
-      const args = [id, kind, retryAt, text, now, eventDeadLetterCap(), retention.conversationsMs];
+      const [delivered, gaveUp] = 'delivered' in outcome ? ['', ''] : progressWords(outcome);
+      const args = [
+        id,
+        kind,
+        retryAt,
+        text,
+        now,
+        eventDeadLetterCap(),
+        retention.conversationsMs,
+        delivered,
+        gaveUp,
+      ];
       const settled = await withStoreErrors('settleEvent', () =>
         scripts.run('settle-event', partitionKeys(partition), args),
       );

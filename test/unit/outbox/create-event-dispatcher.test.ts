@@ -5,9 +5,11 @@ import type {
   EventSubscription,
   OutboundEvent,
 } from '../../../src/events/outbound-event.ts';
+import { subscriptionKey } from '../../../src/events/subscription-key.ts';
 import {
   createEventDispatcher,
   type EventDispatcher,
+  type EventDispatcherOptions,
 } from '../../../src/outbox/create-event-dispatcher.ts';
 import { eventRetryAt } from '../../../src/outbox/event-retry-at.ts';
 import { createManualClock } from '../../../src/scheduler/create-manual-clock.ts';
@@ -76,6 +78,7 @@ function start(
   subscriptions: EventSubscription[],
   post: (s: EventSubscription, e: OutboundEvent) => Promise<DeliveryAttempt>,
   clock = createManualClock(t0),
+  retryForMs: EventDispatcherOptions['retryForMs'] = 10_000,
 ) {
   const results: string[] = [];
   dispatcher = createEventDispatcher({
@@ -87,7 +90,7 @@ function start(
     metrics: { outboundWebhook: (result) => results.push(result) },
     pollMs: 1,
     random: () => 1,
-    retryForMs: 10_000,
+    retryForMs,
   });
   dispatcher.start();
   return { results, clock };
@@ -120,7 +123,7 @@ describe('createEventDispatcher', () => {
     const { results, clock } = start(store, [sub('a')], async () => failing);
     await waitFor(() => results.length === 1 || undefined);
     const [listed] = await store.listEvents({ limit: 1 });
-    expect(listed).toMatchObject({ attempts: 1, dueAt: t0 + 1_000, lastError: 'http_500' });
+    expect(listed).toMatchObject({ attempts: 1, dueAt: t0 + 1_000, lastError: 'http_500 from a' });
     for (const [advance, due] of [
       [1_000, 2_000],
       [2_000, 4_000],
@@ -132,7 +135,7 @@ describe('createEventDispatcher', () => {
     // The round at t0 + 7 s would retry at t0 + 15 s: past the 10 s window, so it is the last.
     expect(results).toEqual(['retry', 'retry', 'retry', 'dead_letter']);
     const [dead] = await store.listEvents({ failed: true, limit: 1 });
-    expect(dead).toMatchObject({ attempts: 4, reason: 'retries_exhausted:http_500' });
+    expect(dead).toMatchObject({ attempts: 4, reason: 'retries_exhausted:http_500 from a' });
   });
 
   it('dead-letters at once when retrying cannot help', async () => {
@@ -143,8 +146,89 @@ describe('createEventDispatcher', () => {
     await waitFor(() => results.length === 1 || undefined);
     expect(results).toEqual(['dead_letter']);
     expect(await store.listEvents({ failed: true, limit: 1 })).toMatchObject([
-      { reason: 'http_400', attempts: 1 },
+      { reason: 'http_400 from a', attempts: 1 },
     ]);
+  });
+});
+
+describe('createEventDispatcher, per subscription', () => {
+  const refused: DeliveryAttempt = { ...failing, status: 400, error: 'http_400', retryable: false };
+
+  it('does not send again to a subscription that took it when another refuses; the replay goes to that one alone', async () => {
+    const store = createMemoryStore({ partitions: 4 });
+    await queued(store, [event('evt_e-1_0')]);
+    const posts: string[] = [];
+    let bRefuses = true;
+    const { results } = start(store, [sub('a'), sub('b')], async (s) => {
+      posts.push(s.url);
+      return s.url === 'b' && bRefuses ? refused : ok;
+    });
+    await waitFor(() => results.length === 1 || undefined);
+    expect(results).toEqual(['dead_letter']);
+    const [dead] = await store.listEvents({ failed: true, limit: 1 });
+    expect(dead).toMatchObject({
+      reason: 'http_400 from b',
+      deliveredTo: [subscriptionKey(sub('a'))],
+      gaveUpOn: { [subscriptionKey(sub('b'))]: 'http_400' },
+    });
+    bRefuses = false;
+    expect(await store.replayEvent('evt_e-1_0', t0)).toBe(true);
+    await waitFor(() => results.length === 2 || undefined);
+    expect(results).toEqual(['dead_letter', 'delivered']);
+    expect(posts).toEqual(['a', 'b', 'b']);
+  });
+
+  it('goes on retrying the others when one is given up, then dead-letters naming it', async () => {
+    const store = createMemoryStore({ partitions: 4 });
+    await queued(store, [event('evt_e-1_0')]);
+    const posts: string[] = [];
+    const { results, clock } = start(store, [sub('a'), sub('b'), sub('c')], async (s) => {
+      posts.push(s.url);
+      if (s.url === 'b') return refused;
+      // c fails its first attempt, then takes it.
+      return s.url === 'c' && posts.filter((p) => p === 'c').length === 1 ? failing : ok;
+    });
+    await waitFor(() => results.length === 1 || undefined);
+    const [waiting] = await store.listEvents({ limit: 1 });
+    expect(waiting).toMatchObject({
+      lastError: 'http_400 from b, http_500 from c',
+      deliveredTo: [subscriptionKey(sub('a'))],
+    });
+    clock.advance(1_000);
+    await waitFor(() => results.length === 2 || undefined);
+    expect(results).toEqual(['retry', 'dead_letter']);
+    expect(posts.sort()).toEqual(['a', 'b', 'c', 'c']);
+    expect(await store.listEvents({ failed: true, limit: 1 })).toMatchObject([
+      { reason: 'http_400 from b' },
+    ]);
+  });
+
+  it('gives each subscription its own retry window: the short one is given up, the other retried on', async () => {
+    const store = createMemoryStore({ partitions: 4 });
+    await queued(store, [event('evt_e-1_0')]);
+    const posts: string[] = [];
+    const { results, clock } = start(
+      store,
+      [sub('short'), sub('long')],
+      async (s) => {
+        posts.push(s.url);
+        return failing;
+      },
+      createManualClock(t0),
+      (s) => (s.url === 'short' ? 1_500 : 60_000),
+    );
+    // Retries at +1 s, then +2 s more: the second is past short's 1.5 s.
+    await waitFor(() => results.length === 1 || undefined);
+    clock.advance(1_000);
+    await waitFor(() => results.length === 2 || undefined);
+    const [waiting] = await store.listEvents({ limit: 1 });
+    expect(waiting?.gaveUpOn).toEqual({
+      [subscriptionKey(sub('short'))]: 'retries_exhausted:http_500',
+    });
+    clock.advance(2_000);
+    await waitFor(() => results.length === 3 || undefined);
+    expect(posts).toEqual(['short', 'long', 'short', 'long', 'long']);
+    expect(results).toEqual(['retry', 'retry', 'retry']);
   });
 });
 

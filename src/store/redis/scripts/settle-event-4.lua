@@ -1,7 +1,8 @@
 --[[
   Settles a claimed event: delivered (deleted), retry (due at a later time, one attempt more,
   the error kept) or dead letter (moved to the partition's dead letters: at most a cap, none
-  older than the retention, both keys expiring the retention after the last one).
+  older than the retention, both keys expiring the retention after the last one). A retry or a
+  dead letter also adds the subscriptions that took it, and those given up, to the event's.
 
   Input:
     KEYS[1] events of the partition (hash: id → event value)
@@ -15,6 +16,8 @@
     ARGV[5] now (ms)
     ARGV[6] dead letters cap (per partition)
     ARGV[7] retention (ms)
+    ARGV[8] subscription keys that took it, space-separated ('' for none)
+    ARGV[9] subscriptions given up, `key=error` space-separated ('' for none)
   Output:
     1, or 0 when the event is not queued (settled already)
 ]]
@@ -30,6 +33,8 @@ if kind == 'delivered' then
 end
 local header, body = eventHeader(value)
 header[1] = header[1] + 1
+header[6] = withWords(header[6], ARGV[8] or '')
+header[7] = withWords(header[7], ARGV[9] or '')
 if kind == 'retry' then
   header[3] = ARGV[4]
   redis.call('HSET', KEYS[1], ARGV[1], eventWithHeader(header, body))

@@ -101,6 +101,34 @@ export function eventOutboxContract(store: () => Store): void {
       expect(replayed?.event).toEqual(events[0]);
     });
 
+    it('keeps the subscriptions that took an event and those given up, and a replay keeps the first, not the second', async () => {
+      const { partition } = await commitEvents(store(), 1);
+      await store().claimDueEvents(partition, t0, leaseMs, 10);
+      const first = {
+        retryAt: t0 + 1_000,
+        error: 'http_500 from b',
+        deliveredTo: ['keyA'],
+        gaveUpOn: { keyC: 'http_410' },
+      };
+      expect(await store().settleEvent(partition, 'evt_e-1_0', first, t0)).toBe(true);
+      const [retried] = await store().claimDueEvents(partition, t0 + 1_000, leaseMs, 10);
+      expect(retried).toMatchObject({ deliveredTo: ['keyA'], gaveUpOn: { keyC: 'http_410' } });
+      // A second round adds to them (a key already there is not doubled).
+      const dead = { deadLetter: 'http_410 from c', deliveredTo: ['keyB', 'keyA'] };
+      expect(await store().settleEvent(partition, 'evt_e-1_0', dead, t0 + 1_000)).toBe(true);
+      const [failed] = await store().listEvents({ failed: true, limit: 10 });
+      expect(failed).toMatchObject({
+        attempts: 2,
+        reason: 'http_410 from c',
+        deliveredTo: ['keyA', 'keyB'],
+        gaveUpOn: { keyC: 'http_410' },
+      });
+      expect(await store().replayEvent('evt_e-1_0', t0 + 2_000)).toBe(true);
+      const [replayed] = await store().claimDueEvents(partition, t0 + 2_000, leaseMs, 10);
+      expect(replayed).toMatchObject({ attempts: 0, deliveredTo: ['keyA', 'keyB'] });
+      expect(replayed?.gaveUpOn).toBeUndefined();
+    });
+
     it('lists queued events soonest due first, phones masked', async () => {
       const { partition, phone } = await commitEvents(store());
       await store().claimDueEvents(partition, t0, leaseMs, 1);
