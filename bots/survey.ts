@@ -4,7 +4,6 @@ import {
   endConversation,
   failedWith,
   matchChoice,
-  matchNo,
   matchNumber,
   parseDuration,
   record,
@@ -81,8 +80,14 @@ const visitOf = (event: BotEvent) =>
     ? VISIT[(matchChoice(event.body, [...fr.choices, ...en.choices]) ?? 0) % VISIT.length]
     : undefined;
 
+/**
+ * A comment left out: a skip word or a bare no, alone ("PASSER", "non", "No thanks", "rien").
+ * A comment that only starts with one ("Non, le service était lent") is a comment, kept.
+ */
+const SKIP =
+  /^[\s\p{P}]*(?:skip|pass(?:er)?|rien|nothing|none|aucun|(?:sans|pas de|no) comm?entaires?|(?:non?|nope)(?:[\s,]+(?:merci|thanks|thank you))?)[\s\p{P}]*$/iu;
 const saidSkip = ({ event }: { event: BotEvent }) =>
-  event.type === 'sms.reply' && (/^\W*(skip|passer?)\W*$/i.test(event.body) || matchNo(event.body));
+  event.type === 'sms.reply' && SKIP.test(event.body);
 
 /**
  * A three-question satisfaction survey, started for a list of recipients through the API (or by

@@ -13,6 +13,7 @@ export type TranscriptStep = { line: number } & (
   | { kind: 'advance'; by: string; ms: number }
   | { kind: 'fail-next-delivery'; reason: string }
   | { kind: 'state'; state: string }
+  | { kind: 'result'; fields: Record<string, unknown> }
 );
 
 /** A parsed transcript: where the clock starts (`@now`) and the steps in order. */
@@ -38,7 +39,8 @@ export const defaultTranscriptPhone = '33600000001';
  * Reads a transcript (see docs/writing-bots.md, "Transcripts"). Each line is a comment (`#`),
  * blank, a message (`> ` the person sends, `< ` the bot's next SMS, exactly or `/regex/flags`),
  * a continuation (`| ` adds a new line to the message above), or a directive (`@phone`, `@now`,
- * `@start`, `@advance`, `@fail-next-delivery`, `@state`). Every problem is reported at once.
+ * `@start`, `@advance`, `@fail-next-delivery`, `@state`, `@result`). Every problem is reported at
+ * once.
  *
  * @example
  * parseTranscript('@start appointment {"name":"Ana"}\n< /^Bonjour Ana/\n> oui\n@state ended', 'ana.transcript');
@@ -136,9 +138,22 @@ export function parseTranscript(source: string, file: string, defaultCountry = '
       case '@state':
         if (needs('a state (a dotted path when nested), or `ended`')) return;
         return void steps.push({ line, kind: 'state', state: argument });
+      case '@result': {
+        if (needs('a JSON object of recorded fields, such as {"score":9}')) return;
+        let fields: unknown;
+        try {
+          fields = JSON.parse(argument);
+        } catch (error) {
+          return void fail(`@result: not JSON (${(error as Error).message})`);
+        }
+        if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+          return void fail('@result takes a JSON object of recorded fields, such as {"score":9}');
+        }
+        return void steps.push({ line, kind: 'result', fields: fields as Record<string, unknown> });
+      }
       default:
         fail(
-          `unknown directive ${directive}: use @phone, @now, @start, @advance, @fail-next-delivery or @state`,
+          `unknown directive ${directive}: use @phone, @now, @start, @advance, @fail-next-delivery, @state or @result`,
         );
     }
   }

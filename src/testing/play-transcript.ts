@@ -107,6 +107,21 @@ export async function playTranscript(
         }
         return;
       }
+      case 'result': {
+        const fields = (await phone.result())?.fields ?? {};
+        for (const [name, value] of Object.entries(step.fields)) {
+          const wanted = JSON.stringify(value);
+          const got = name in fields ? JSON.stringify(fields[name]) : undefined;
+          if (got !== wanted) {
+            fail(
+              step.line,
+              `expected the result to record ${name} = ${wanted}, got ${got ?? 'nothing'}`,
+              { expected: wanted, ...(got !== undefined && { actual: got }) },
+            );
+          }
+        }
+        return;
+      }
       case 'expect': {
         const count = taken.get(phone.number) ?? 0;
         const message = (await phone.messages())[count];

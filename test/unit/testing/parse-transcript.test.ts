@@ -28,6 +28,7 @@ describe('parseTranscript', () => {
         '@fail-next-delivery EXPIRED',
         '@state booking.asking',
         '  @state ended  ',
+        '@result {"score":9,"comment":"Non, lent"}',
       ].join('\n'),
       'x.transcript',
     );
@@ -47,6 +48,7 @@ describe('parseTranscript', () => {
       { line: 10, kind: 'fail-next-delivery', reason: 'EXPIRED' },
       { line: 11, kind: 'state', state: 'booking.asking' },
       { line: 12, kind: 'state', state: 'ended' },
+      { line: 13, kind: 'result', fields: { score: 9, comment: 'Non, lent' } },
     ]);
   });
 
@@ -77,9 +79,11 @@ describe('parseTranscript', () => {
         '>',
         '@state',
         '| orphan',
+        '@result [1]',
+        '@result {score',
       ].join('\n'),
     );
-    expect(problems).toHaveLength(10);
+    expect(problems).toHaveLength(12);
     expect(problems[0]).toBe('x.transcript:1: @now tomorrow is not an ISO date-time');
     expect(problems[1]).toMatch(/^x\.transcript:2: @start appointment: the input is not JSON/);
     expect(problems[2]).toMatch(
@@ -98,6 +102,10 @@ describe('parseTranscript', () => {
     expect(problems[9]).toBe(
       'x.transcript:10: a `|` line continues the `>` or `<` line just above it',
     );
+    expect(problems[10]).toBe(
+      'x.transcript:11: @result takes a JSON object of recorded fields, such as {"score":9}',
+    );
+    expect(problems[11]).toMatch(/^x\.transcript:12: @result: not JSON/);
   });
 
   it('refuses @now after the first step', () => {
