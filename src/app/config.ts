@@ -6,7 +6,11 @@ import { parseDuration } from '../bot/parse-duration.ts';
 import { complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { ConfigError } from '../errors.ts';
 import { eventSecretSchema } from '../events/event-secret.ts';
-import { eventSubscriptionSchema, eventUrlProblem } from '../events/event-subscription-schema.ts';
+import {
+  eventSubscriptionSchema,
+  eventUrlProblem,
+  retryForProblem,
+} from '../events/event-subscription-schema.ts';
 import type { EventSubscription } from '../events/outbound-event.ts';
 import { defaultSendsInFlight } from '../outbox/create-sender.ts';
 import { notAnHttpUrl, notEndingWithV1 } from '../provider/base-url-problem.ts';
@@ -117,6 +121,19 @@ const envSchema = z.object({
     .enum(['', '0', '1', 'true', 'false'], { error: 'must be 1 or 0' })
     .optional()
     .transform((value) => value === '1' || value === 'true'),
+  /**
+   * How long a failing event delivery is retried, from when the event was queued, before it is
+   * a dead letter (`24h`, `3d`; 1m to 30d): every subscription's, but one with its own
+   * `retryFor` in the config file. Unset: 24h.
+   */
+  REPLYFLOW_EVENTS_RETRY_FOR: z
+    .string()
+    .optional()
+    .transform((value) => value || undefined)
+    .superRefine((value, ctx) => {
+      const problem = value === undefined ? undefined : retryForProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   /** A JSON or TypeScript file describing several locations; replaces the single-location variables. */
   REPLYFLOW_CONFIG: z.string().optional(),
   /** Folder of bot files (`*.ts`). */
@@ -301,9 +318,10 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
       'invalid configuration:\n  - REPLYFLOW_ADMIN_READ_TOKEN equals REPLYFLOW_ADMIN_TOKEN: give read-only access its own token (openssl rand -hex 32)',
     );
   }
-  const locations = vars.REPLYFLOW_CONFIG
-    ? await readLocationsFile(vars.REPLYFLOW_CONFIG)
-    : locationFromEnv(vars);
+  const locations = withRetryFor(
+    vars.REPLYFLOW_CONFIG ? await readLocationsFile(vars.REPLYFLOW_CONFIG) : locationFromEnv(vars),
+    vars.REPLYFLOW_EVENTS_RETRY_FOR,
+  );
   return {
     locations,
     botsDir: resolve(vars.REPLYFLOW_BOTS_DIR),
@@ -364,6 +382,16 @@ function locationFromEnv(vars: z.infer<typeof envSchema>): LocationConfig[] {
   });
   if (!result.success) throw configError(result.error, 'env');
   return [result.data];
+}
+
+/** REPLYFLOW_EVENTS_RETRY_FOR given to each subscription that has no `retryFor` of its own. */
+function withRetryFor(locations: LocationConfig[], retryFor: string | undefined): LocationConfig[] {
+  if (retryFor === undefined) return locations;
+  return locations.map((location) =>
+    location.events
+      ? { ...location, events: location.events.map((s) => ({ retryFor, ...s })) }
+      : location,
+  );
 }
 
 /** `10/1m` as the compliance section's `{ max, window }`. */

@@ -1,3 +1,4 @@
+import { parseDuration } from '../bot/parse-duration.ts';
 import type { EventSubscription } from '../events/outbound-event.ts';
 import { postEvent } from '../events/post-event.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -44,6 +45,9 @@ export function createEventDelivery(options: {
         logger: options.logger.child({ role: 'events' }),
         metrics: options.metrics,
         leaseMs: Math.max(options.leaseMs, postTimeoutMs + 5_000),
+        // Each subscription's `retryFor` (REPLYFLOW_EVENTS_RETRY_FOR when it has none), else 24 h.
+        retryForMs: (subscription) =>
+          subscription.retryFor === undefined ? undefined : parseDuration(subscription.retryFor),
         ...options.overrides,
       })
     : undefined;

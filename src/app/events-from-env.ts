@@ -5,11 +5,13 @@ export interface EventsEnv {
   REPLYFLOW_EVENTS_URL?: string;
   REPLYFLOW_EVENTS_SECRET?: string;
   REPLYFLOW_EVENTS_ALLOW_PRIVATE?: boolean;
+  REPLYFLOW_EVENTS_RETRY_FOR?: string;
 }
 
 /**
  * The single location's subscription from REPLYFLOW_EVENTS_URL and REPLYFLOW_EVENTS_SECRET
- * (every type), each already checked by the env schema; undefined when neither is set.
+ * (every type; its retry window REPLYFLOW_EVENTS_RETRY_FOR), each already checked by the env
+ * schema; undefined when neither is set.
  */
 export function eventsFromEnv(vars: EventsEnv): EventSubscription[] | undefined {
   const url = vars.REPLYFLOW_EVENTS_URL;
@@ -26,6 +28,11 @@ export function eventsFromEnv(vars: EventsEnv): EventSubscription[] | undefined 
     );
   }
   return [
-    { url, secret, ...(vars.REPLYFLOW_EVENTS_ALLOW_PRIVATE && { allowPrivateAddresses: true }) },
+    {
+      url,
+      secret,
+      ...(vars.REPLYFLOW_EVENTS_ALLOW_PRIVATE && { allowPrivateAddresses: true }),
+      ...(vars.REPLYFLOW_EVENTS_RETRY_FOR && { retryFor: vars.REPLYFLOW_EVENTS_RETRY_FOR }),
+    },
   ];
 }

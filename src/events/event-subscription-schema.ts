@@ -1,6 +1,19 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseDuration } from '../bot/parse-duration.ts';
 import { eventSecretSchema } from './event-secret.ts';
+
+/** The shortest and longest retry window: queued events have no TTL, so the window bounds them. */
+export const retryForBounds = { minMs: 60_000, maxMs: 30 * 86_400_000 } as const;
+
+/** Why `value` is not a retry window (a duration from 1m to 30d), or undefined when it is one. */
+export function retryForProblem(value: string): string | undefined {
+  const ms = parseDuration(value);
+  if (ms !== undefined && ms >= retryForBounds.minMs && ms <= retryForBounds.maxMs) {
+    return undefined;
+  }
+  return `must be a duration from 1m to 30d, such as 24h or 3d (how long a failing delivery is retried before it is a dead letter), not '${value}'`;
+}
 
 /** True when `hostname` (a URL's, brackets allowed) names this machine: 127.0.0.0/8, ::1, localhost. */
 export function isLoopbackHost(hostname: string): boolean {
@@ -39,4 +52,15 @@ export const eventSubscriptionSchema = z.object({
     .optional(),
   /** Deliver to private, loopback and link-local addresses too (refused otherwise, at send time). */
   allowPrivateAddresses: z.boolean().optional(),
+  /**
+   * How long a failing delivery to it is retried, from when the event was queued, before it is
+   * a dead letter: `24h`, `3d` (1m to 30d). Absent: REPLYFLOW_EVENTS_RETRY_FOR, else 24h.
+   */
+  retryFor: z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = retryForProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
 });

@@ -45,6 +45,8 @@ export interface EventSubscription {
   types?: string[];
   /** Deliver to private, loopback and link-local addresses (dev, tests); refused otherwise. */
   allowPrivateAddresses?: boolean;
+  /** How long a failing delivery is retried before it is a dead letter (`24h`, `3d`; 24h when absent). */
+  retryFor?: string;
 }
 
 /** What one delivery attempt came to. */
