@@ -38,8 +38,10 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    */
   migrate?: (input: MigrationInput) => unknown;
   /**
-   * Inactivity after which the conversation expires: the machine receives
-   * `conversation.expire` (it may still `reply`), then the conversation ends. A duration such as
+   * Inactivity after which the conversation expires, counted from the last reply or start, or
+   * the last step that sent or changed state (not a delivery report, nor a timer that did
+   * nothing): the machine receives `conversation.expire` (it may still `reply`), then the
+   * conversation ends. A duration such as
    * `'7d'` or `'36h'`, milliseconds, or `false` for never. Default `'7d'`.
    */
   expiresAfter?: string | number | false;

@@ -206,13 +206,21 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     if (snapshot.status === 'error') throw (snapshot as { error?: unknown }).error;
     outcome.stateAfter = snapshot.value;
     const endedReason = effects.endReason ?? implicitEnd(bot, event, snapshot.status === 'done');
+    // Expiry counts from the last event that reached the bot or the last message it sent: a
+    // delivery report is not activity, nor a timer that fired and did nothing (a reminder its
+    // guard held back), which would otherwise keep a silent conversation alive.
+    const activity =
+      event.kind === 'status'
+        ? false
+        : event.kind !== 'timer' ||
+          effects.replies.length > 0 ||
+          JSON.stringify(snapshot.value) !== JSON.stringify(resumed?.value);
     const timers = planTimers({
       run: base,
       ops: effects.timers,
       now,
       finished: endedReason !== undefined,
-      // A delivery report is not activity: only it would otherwise keep a silent conversation alive.
-      expiresAfterMs: event.kind === 'status' ? undefined : bot.expiresAfterMs,
+      expiresAfterMs: activity ? bot.expiresAfterMs : undefined,
     });
     commit.timers = {
       set: timers.set,

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
+import type { BotEvent } from '../../../src/bot/bot-events.ts';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { defineBot } from '../../../src/bot/define-bot.ts';
+import { durations } from '../../../src/bot/parse-duration.ts';
+import { reply } from '../../../src/bot/reply.ts';
 import { runStep } from '../../../src/conversation/run-step.ts';
 import type { ConversationRecord, MailboxEvent, TimerRecord } from '../../../src/store/records.ts';
 import reminder, { reminderMachine } from '../../fixtures/bots/reminder-bot.ts';
@@ -174,5 +177,51 @@ describe('conversation expiry', () => {
     const afterStatus = step(status, first.record, 5 * hour).commit;
     expect(afterStatus.record?.timers?.[expiry]).toBe(7 * 24 * hour);
     expect(afterStatus.timers?.set.map((t) => t.id)).not.toContain(expiry);
+  });
+
+  it('counts a timer that sends or moves the machine, not one that fired and did nothing', () => {
+    // Expires after 3 days; a reminder after 24 h, held back by its guard once it has been sent.
+    const quiet = defineBot({
+      id: 'quiet',
+      expiresAfter: '3d',
+      machine: setup({
+        types: { events: {} as BotEvent, context: {} as { reminded: boolean } },
+        delays: durations('24h'),
+      }).createMachine({
+        id: 'quiet',
+        context: { reminded: true },
+        initial: 'asking',
+        states: {
+          asking: {
+            entry: reply('Reply YES to confirm.'),
+            after: {
+              '24h': {
+                guard: ({ context }) => !context.reminded,
+                actions: reply('Reminder: reply YES.'),
+              },
+            },
+          },
+        },
+      }),
+    });
+    const reg = createBotRegistry([{ bot: quiet, file: 'quiet.ts' }]);
+    const expiry = 'run-1:replyflow.expire';
+    const first = step(start('quiet'), null, 0, reg).commit;
+    expect(first.record?.timers?.[expiry]).toBe(3 * 24 * hour);
+    const reminder = first.timers!.set.find((t) => t.sendId !== 'replyflow.expire')!;
+    const held = step(fire(reminder, 24 * hour), first.record, 24 * hour, reg);
+    expect(held.outcome.route).toBe('deliver');
+    expect(held.commit.outbound).toEqual([]);
+    // Still 3 days from the start, not from the reminder that said nothing.
+    expect(held.commit.record?.timers?.[expiry]).toBe(3 * 24 * hour);
+
+    // The reminder bot's 24 h timer moves it to `reminded` and sends: that is activity.
+    const reminderFirst = step(start(), null, 0).commit;
+    const moved = step(
+      fire(reminderFirst.timers!.set[0]!, 24 * hour),
+      reminderFirst.record,
+      24 * hour,
+    ).commit;
+    expect(moved.record?.timers?.[expiry]).toBe(24 * hour + 7 * 24 * hour);
   });
 });
