@@ -74,4 +74,23 @@ describe('the webhook checks what it stores first: bad input gets 400 and a dead
       redis.disconnect();
     }
   });
+
+  it('keeps no full number in a dead letter when the number is written in groups', async () => {
+    const written = [
+      { from: '06 12 34 56 78', digits: '0612345678', masked: '061••••678' },
+      { from: '+1 (201) 555-0123', digits: '12015550123', masked: '+120•••••123' },
+      { from: '+33 6 12 34 56 77', digits: '33612345677', masked: '+336•••••677' },
+    ];
+    for (const { from, digits, masked } of written) {
+      // Dead-lettered for its id, and a body cut short: both keep the start of the body.
+      expect(await loop.notify(envelopeText(`grouped-${digits}\\ud800`, from))).toBe(400);
+      expect(await loop.notify(`{"id":"cut-${digits.slice(-3)}","from":"${from}","to":`)).toBe(400);
+      for (const letter of await loop.store.listDeadLetters(2)) {
+        const kept = `${letter.reason} ${letter.body}`;
+        expect(kept).not.toContain(from);
+        expect(kept.replace(/[ ().+-]/g, '')).not.toContain(digits);
+        expect(letter.body).toContain(`"from":"${masked}"`);
+      }
+    }
+  });
 });
