@@ -1,4 +1,5 @@
 import { parseDuration } from '../bot/parse-duration.ts';
+import { privateDestinationProblem } from '../events/event-subscription-schema.ts';
 import type { EventSubscription } from '../events/outbound-event.ts';
 import { postEvent } from '../events/post-event.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -34,6 +35,11 @@ export function createEventDelivery(options: {
   const subscriptions = new Map<string, EventSubscription[]>();
   for (const location of options.locations) {
     if (location.events?.length) subscriptions.set(location.name, location.events);
+    // http://localhost passes the check at start, and every delivery to it would be refused.
+    for (const subscription of location.events ?? []) {
+      const problem = privateDestinationProblem(subscription);
+      if (problem) options.logger.warn({ location: location.name }, problem);
+    }
   }
   if (subscriptions.size === 0) return {};
   const dispatcher = options.sender

@@ -1,7 +1,10 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseDuration } from '../bot/parse-duration.ts';
+import { addressClass } from '../provider/address-guard.ts';
 import { eventSecretSchema } from './event-secret.ts';
+import { eventTypeProblem } from './event-type-problem.ts';
+import type { EventSubscription } from './outbound-event.ts';
 
 /** The shortest and longest retry window: queued events have no TTL, so the window bounds them. */
 export const retryForBounds = { minMs: 60_000, maxMs: 30 * 86_400_000 } as const;
@@ -45,9 +48,17 @@ export const eventSubscriptionSchema = z.object({
   }),
   /** `whsec_` + base64 of 24–64 random bytes: echo "whsec_$(openssl rand -base64 32)". */
   secret: eventSecretSchema,
-  /** The event types it receives; every type when absent. */
+  /** The event types it receives (replyflow's, or a bot's own dotted names); every type when absent. */
   types: z
-    .array(z.string().min(1, { error: 'must be non-empty event types' }))
+    .array(
+      z
+        .string()
+        .min(1, { error: 'must be non-empty event types' })
+        .superRefine((type, ctx) => {
+          const problem = type === '' ? undefined : eventTypeProblem(type);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+    )
     .min(1, { error: 'must list at least one type, or be left out for every type' })
     .optional(),
   /** Deliver to private, loopback and link-local addresses too (refused otherwise, at send time). */
@@ -64,3 +75,23 @@ export const eventSubscriptionSchema = z.object({
     })
     .optional(),
 });
+
+/**
+ * Why the subscription's deliveries will all be refused at send time, or undefined: its host is
+ * `localhost` or a loopback, private or link-local IP, and it does not allow private addresses.
+ * Said at start (a name that resolves inside a network can only be known when it is sent).
+ */
+export function privateDestinationProblem(subscription: EventSubscription): string | undefined {
+  if (subscription.allowPrivateAddresses) return undefined;
+  let hostname: string;
+  try {
+    hostname = new URL(subscription.url).hostname;
+  } catch {
+    // Not a URL: the schema says so, at start, with the field's name.
+    return undefined;
+  }
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  const kind = isLoopbackHost(bare) ? 'loopback' : isIP(bare) ? addressClass(bare) : undefined;
+  if (!kind) return undefined;
+  return `events to ${bare} (a ${kind} address) will be refused when sent: set allowPrivateAddresses: true on the subscription, or REPLYFLOW_EVENTS_ALLOW_PRIVATE=1 (replyflow dev allows it)`;
+}
