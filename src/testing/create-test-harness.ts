@@ -6,6 +6,7 @@ import { startReplyflow } from '../app/start-replyflow.ts';
 import { createBotRegistry } from '../bot/bot-registry.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { parseDuration } from '../bot/parse-duration.ts';
+import { type ComplianceConfig, complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
 import { startEmulator } from '../emulator/start-emulator.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
@@ -47,6 +48,7 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
     typeof options.bots === 'string'
       ? await loadBots(options.bots)
       : createBotRegistry(options.bots.map((bot) => ({ bot, file: 'createTestHarness' })));
+  const compliance = complianceOf(options.compliance);
   const clock = createManualClock(startTime(options.now));
   const logger = options.logger ?? pino({ level: 'silent' });
   const keyPair = { id: 'harness', secret: 'harness', location };
@@ -74,6 +76,7 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
         webhookSecret: randomBytes(16).toString('hex'),
         defaultCountry,
         rateLimitPerSecond: 1000,
+        ...(compliance && { compliance }),
       },
     ],
     port: 0,
@@ -101,6 +104,7 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
       phones: () => phones.keys(),
       emulatorUrl: emulator.url,
       timeoutMs: options.idleTimeoutMs ?? 10_000,
+      now: () => clock.now(),
     });
   const phoneOf = (number: string | TestPhone): TestPhone => {
     if (typeof number !== 'string') return number;
@@ -209,4 +213,15 @@ function startTime(now: TestHarnessOptions['now']): number {
     );
   }
   return ms;
+}
+
+/** The checked compliance section, or an error naming each bad field as a config file would. */
+function complianceOf(given: ComplianceConfig | undefined) {
+  if (given === undefined) return undefined;
+  const parsed = complianceConfigSchema.safeParse(given);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `compliance.${issue.path.map(String).join('.')}: ${issue.message}`,
+  );
+  throw new Error(`createTestHarness: ${problems.join('; ')}`);
 }

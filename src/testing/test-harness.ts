@@ -1,5 +1,6 @@
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Bot } from '../bot/define-bot.ts';
+import type { ComplianceConfig } from '../compliance/compliance-config.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { ManualClock } from '../scheduler/create-manual-clock.ts';
 import type { Store } from '../store/store.ts';
@@ -19,6 +20,22 @@ export interface TestHarnessOptions {
   idleTimeoutMs?: number;
   /** replyflow's logger. Default: silent. */
   logger?: Logger;
+  /**
+   * The location's `compliance` section, as in a config file (docs/compliance.md): quiet hours
+   * in their time zone, the loop guard, keywords and texts. Default: the defaults (no quiet
+   * hours, 10 messages a minute per phone).
+   *
+   * @example
+   * createTestHarness({
+   *   bots: [survey],
+   *   now: '2026-12-01T21:30:00+01:00',
+   *   compliance: {
+   *     quietHours: { timeZone: 'Europe/Paris', window: '21:00-08:00' },
+   *     loopGuard: { max: 3, window: '1m' },
+   *   },
+   * });
+   */
+  compliance?: ComplianceConfig;
 }
 
 /** A running engine for tests, driven by hand. See `createTestHarness`. */

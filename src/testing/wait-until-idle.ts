@@ -11,6 +11,8 @@ export interface IdleProbe {
   emulatorUrl: string;
   /** Give up after this many ms. */
   timeoutMs: number;
+  /** The harness's clock: a message held for the quiet hours past it waits for the clock. */
+  now: () => number;
 }
 
 interface Reading {
@@ -23,7 +25,7 @@ interface Reading {
 /**
  * Resolves once the engine is idle: every mailbox and outbox of the harness's phones is empty
  * (an outbox keeps its message until the service's sms id is recorded, so a send in flight
- * counts), and the emulator has no pending work (no status change to come, no webhook request
+ * counts, but not one held for the quiet hours past the clock), and the emulator has no pending work (no status change to come, no webhook request
  * on its way). Work moves from one of these places to the next (emulator → mailbox → outbox →
  * emulator), so one pass could miss a message in transit: a pass counts only when the
  * signature of progress is the same before and after it, and two such passes in a row are
@@ -60,7 +62,11 @@ async function busyWith(probe: IdleProbe): Promise<string[]> {
     const events = await probe.store.pendingEvents(key);
     const outbound = await probe.store.pendingOutbound(key);
     if (events.length > 0) busy.push(`${events.length} event(s) for ${maskPhone(phone)}`);
-    if (outbound.length > 0) busy.push(`${outbound.length} SMS to send to ${maskPhone(phone)}`);
+    // Held for the quiet hours, the head (and what queues behind it) waits for the clock.
+    const held = (outbound[0]?.holdUntil ?? 0) > probe.now();
+    if (outbound.length > 0 && !held) {
+      busy.push(`${outbound.length} SMS to send to ${maskPhone(phone)}`);
+    }
   }
   return busy;
 }
