@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { request } from 'undici';
 import { BlockedAddressError } from '../provider/address-guard.ts';
 import { parseRetryAfter } from '../provider/parse-retry-after.ts';
@@ -12,6 +13,8 @@ export interface PostEventOptions {
   now?: () => number;
   /** Deliver to private addresses too, whatever the subscription says (`replyflow dev`). */
   allowPrivate?: boolean;
+  /** Resolves the receiver's name at connection time (the system resolver by default). */
+  lookup?: LookupFunction;
 }
 
 const timedOut = Symbol('event delivery timed out');
@@ -41,7 +44,10 @@ export async function postEvent(
       headers: { ...signed, 'content-type': 'application/json', 'user-agent': 'replyflow' },
       body,
       signal: controller.signal,
-      dispatcher: eventAgent(Boolean(subscription.allowPrivateAddresses || options.allowPrivate)),
+      dispatcher: eventAgent(
+        Boolean(subscription.allowPrivateAddresses || options.allowPrivate),
+        options.lookup,
+      ),
     });
     await answer.body.dump();
     const status = answer.statusCode;

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newEventSecret } from '../../../src/events/event-secret.ts';
 import type { EventSubscription, OutboundEvent } from '../../../src/events/outbound-event.ts';
@@ -96,6 +96,54 @@ describe('postEvent', () => {
     }
     expect(v4.received).toHaveLength(0);
     expect(v6?.received ?? []).toHaveLength(0);
+  });
+
+  it('refuses 10.0.0.0/8 and 169.254.169.254 written as IP literals, before any connection', async () => {
+    for (const url of [
+      'http://10.0.0.1:8080/hook',
+      'https://10.255.1.2/hook',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:10.0.0.1]/hook',
+    ]) {
+      const attempt = await postEvent(to(url, false), event, { timeoutMs: 2_000 });
+      expect(attempt, url).toMatchObject({
+        ok: false,
+        error: 'refused_private_address',
+        retryable: false,
+      });
+    }
+  });
+
+  it('refuses a name that resolves, at send time, to 10.0.0.0/8 or 169.254.169.254', async () => {
+    const asked: string[] = [];
+    // The names' answers as DNS would give them when the POST goes out.
+    const answers: Record<string, Array<{ address: string; family: number }>> = {
+      'booking.example.test': [{ address: '10.20.30.40', family: 4 }],
+      'metadata.example.test': [{ address: '169.254.169.254', family: 4 }],
+      // One inside address among public ones is enough to refuse.
+      'mixed.example.test': [
+        { address: '93.184.215.14', family: 4 },
+        { address: '10.0.0.7', family: 4 },
+      ],
+    };
+    const lookup = ((hostname, _options, callback) => {
+      asked.push(hostname);
+      const found = answers[hostname];
+      if (!found) callback(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }), '', 0);
+      else callback(null, found);
+    }) as LookupFunction;
+    for (const host of Object.keys(answers)) {
+      const attempt = await postEvent(to(`https://${host}/hook`, false), event, {
+        lookup,
+        timeoutMs: 2_000,
+      });
+      expect(attempt, host).toMatchObject({
+        ok: false,
+        error: 'refused_private_address',
+        retryable: false,
+      });
+    }
+    expect(asked).toEqual(Object.keys(answers));
   });
 
   it('gives up on a receiver that does not answer in time, as retryable', async () => {
