@@ -66,8 +66,7 @@ function parse(input: string, options: NormalizePhoneOptions): string {
   if (!number?.isValid()) {
     throw new ValidationError(
       errorCodes.INVALID_PHONE_NUMBER,
-      `'${input}' is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)` +
-        (options.defaultCountry ? '' : ' or set a default country for national numbers'),
+      invalidMessage(input, number, options),
       'to',
     );
   }
@@ -83,6 +82,24 @@ function parse(input: string, options: NormalizePhoneOptions): string {
     );
   }
   return number.number.slice(1);
+}
+
+/** Why `input` is no valid number, and what to do: a number written with its prefix is told so. */
+function invalidMessage(
+  input: string,
+  number: ReturnType<typeof readPhone>,
+  options: NormalizePhoneOptions,
+): string {
+  if (/^\s*(?:\+|00)/.test(input)) {
+    const code = number?.countryCallingCode;
+    return code
+      ? `'${input}' is not a valid phone number for +${code}${number?.country ? ` (${number.country})` : ''}: check its digits`
+      : `'${input}' is not a valid phone number: check its country prefix and its digits`;
+  }
+  return (
+    `'${input}' is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)` +
+    (options.defaultCountry ? '' : ' or set a default country for national numbers')
+  );
 }
 
 /** True when `digits` (the service's form) is a valid mobile number. Never throws. */

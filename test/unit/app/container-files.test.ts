@@ -171,6 +171,17 @@ describe('Dockerfile', () => {
     expect(entry && existsSync(new URL(entry, root))).toBe(true);
   });
 
+  it('keeps node_modules, .git and local secrets out of the build context, and nothing the image copies', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.git', '.env']));
+    for (const [, from] of final.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
+      for (const path of from!.split(/\s+/)) expect(ignored, path).not.toContain(path);
+    }
+  });
+
   it('checks health on /readyz, on the port each role serves it', async () => {
     const healthcheck = /HEALTHCHECK[\s\S]*?CMD (.+)$/m.exec(dockerfile)?.[1] ?? '';
     const exposed = /^EXPOSE (\d+)/m.exec(final)?.[1];

@@ -96,6 +96,17 @@ describe('normalizePhone', () => {
     expect(error.code).toBe(errorCodes.INVALID_PHONE_NUMBER);
   });
 
+  it('tells a number written with its prefix that its digits are wrong, not to add a prefix', () => {
+    expect(() => normalizePhone('+33 7 11 22 33 44', { defaultCountry: 'FR' })).toThrow(
+      "'+33 7 11 22 33 44' is not a valid phone number for +33 (FR): check its digits",
+    );
+    expect(() => normalizePhone('0033 7 11 22 33 44')).toThrow(/for \+33 \(FR\): check its digits/);
+    expect(() => normalizePhone('+999 123')).toThrow(/check its country prefix and its digits/);
+    expect(() => normalizePhone('07 11 22 33 44', { defaultCountry: 'FR' })).toThrow(
+      /write it with its country prefix/,
+    );
+  });
+
   it('asks for a default country when a national number comes without one', () => {
     const error = refusal(() => normalizePhone('06 12 34 56 78'));
     expect(error.code).toBe(errorCodes.INVALID_PHONE_NUMBER);
