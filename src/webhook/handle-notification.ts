@@ -22,8 +22,9 @@ export interface NotificationDeps {
   inboxHandOff?: InboxHandOff;
   /**
    * The opt-out keyword a reply's text is whatever conversation it is in (one no bot claims),
-   * or undefined: such a phone is suppressed before the 200 (the keyword as the reason), so
-   * nothing but the confirmation goes to it once the service holds its STOP as delivered.
+   * or undefined: such a phone is suppressed before the 200 (the keyword as the reason), or
+   * the answer is 503, so nothing but the confirmation goes to it once the service holds its
+   * STOP as delivered.
    */
   optsOut?: (location: string, body: string) => string | undefined;
 }
@@ -33,8 +34,9 @@ export type InboxHandOff = HandOff<'inbox'> & { readonly leaseMs: number };
 
 export interface NotificationResult {
   /**
-   * The HTTP status to answer: 200 once durable, 400 for a body no item of which is usable, 503
-   * when the store is down (retry), 500 when it refused the call (kept as a dead letter).
+   * The HTTP status to answer: 200 once durable (and its opt-outs suppressed), 400 for a body no
+   * item of which is usable, 503 when the store is down (retry), 500 when it refused the call
+   * (kept as a dead letter).
    */
   status: 200 | 400 | 500 | 503;
   message: string;
@@ -102,7 +104,6 @@ export async function handleNotification(
       handOff?.unreserve(held);
       throw error;
     }
-    if (deps.optsOut && !result.duplicate) await markOptOuts(deps, items, now);
     // Each partition may claim up to `held`: the places run out before the claims can.
     const claims = result.claims ?? [];
     handOff?.unreserve(Math.max(0, held - claims.length));
@@ -113,6 +114,8 @@ export async function handleNotification(
         deps.logger.warn({ err: error }, 'could not release an inbox claim; its lease will expire');
       });
     }
+    // A redelivery too: its first delivery may have got a 503 for want of the suppression.
+    if (deps.optsOut) await markOptOuts(deps, items, now);
     return {
       status: 200,
       message: result.duplicate ? 'duplicate: already received' : 'received',
@@ -164,17 +167,20 @@ function itemsType(items: { event: { kind: string } }[]): NotificationResult['ty
 }
 
 /**
- * Suppresses at once the phones whose reply is an opt-out, now that it is stored: its step,
- * soon, ends their conversation and confirms. When this fails the step still suppresses them,
- * a moment later: the notification is stored, so it is acknowledged all the same.
+ * Suppresses at once the phones whose reply is an opt-out and still waits for its step (the
+ * step will suppress them too, and end their conversation and confirm): the 200 goes out only
+ * once the suppression exists, so from then on the sender sends them nothing but the
+ * confirmation. A failure throws, and the notification is answered 503: the service delivers
+ * it again, and this redelivery, a duplicate, suppresses what still waits. An opt-out whose step
+ * has run is left alone: the step suppressed the phone, and a START applied since must stay.
  */
 async function markOptOuts(deps: NotificationDeps, items: IngestItem[], now: number) {
   for (const { event } of items) {
     if (event.kind !== 'reply') continue;
     const keyword = deps.optsOut?.(event.location, event.body);
     if (keyword === undefined) continue;
-    await deps.store.markOptedOut(event, now, keyword.toUpperCase()).catch((error: unknown) => {
-      deps.logger.warn({ err: error }, 'could not suppress an opt-out at once; its step will');
-    });
+    const waiting = await deps.store.pendingEvents(event);
+    if (!waiting.some((pending) => pending.id === event.id)) continue;
+    await deps.store.markOptedOut(event, now, keyword.toUpperCase());
   }
 }
