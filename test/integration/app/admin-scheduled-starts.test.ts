@@ -453,5 +453,53 @@ describe('scheduled and keyed starts on the admin API (real Redis, the emulator,
     const unknown = await run(['cancel', 'cli-unknown']);
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
     expect(unknown.stderr).toContain("error 404: not_found: no start with key 'cli-unknown'");
-  }, 60_000);
+    // Eight runs of the CLI, each a Node process loading TypeScript: seconds each on a busy machine.
+  }, 180_000);
+});
+
+describe('a scheduled start on the real clock (real Redis, the emulator, nobody firing the runner)', () => {
+  const adminToken = 'admin-token-9a1c3e5b7d2f4a68';
+  let loop: ReplyLoop;
+  beforeAll(async () => {
+    loop = await startReplyLoop({ registry, adminToken });
+  });
+  afterAll(async () => {
+    await loop?.close();
+  });
+
+  it('a keyed start at now + 2 s fires by itself within a second of its time, and not before', async () => {
+    const phone = '33612347030';
+    // A whole second, at least 2 s ahead: the API answers the time it will use.
+    const at = Math.ceil((Date.now() + 2_000) / 1_000) * 1_000;
+    const res = await fetch(`${loop.app.url}/admin/conversations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
+      body: JSON.stringify({
+        bot: 'reminder',
+        phone: `+${phone}`,
+        input: { name: 'Flo', at: 'soon' },
+        key: 'real-clock-7030',
+        at: new Date(at).toISOString(),
+      }),
+    });
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(res.status, JSON.stringify(body)).toBe(202);
+    expect(body).toMatchObject({ scheduled: true, state: 'scheduled' });
+    expect(Date.parse(body.at as string)).toBe(at);
+    expect(Date.now()).toBeLessThan(at);
+    // Nobody fires the runner: it sleeps until the start is due, then starts it.
+    const [sms] = await loop.waitForBodies(phone, 1, 15_000).then(async () => {
+      const list = await fetch(`${loop.emulator.url}/_emulator/messages?to=${phone}`);
+      return (await list.json()) as Array<{ body: string; createdAt: string }>;
+    });
+    expect(sms!.body).toBe('Hello Flo, see you soon. Reply OK.');
+    const record = await loop.store.getConversation({ location, phone });
+    // Started at its time, not before, and within a second of it; its SMS likewise not before.
+    expect(record!.startedAt).toBeGreaterThanOrEqual(at);
+    expect(record!.startedAt - at).toBeLessThan(1_000);
+    expect(Date.parse(sms!.createdAt)).toBeGreaterThanOrEqual(at);
+    console.log(
+      `scheduled start on the real clock: started ${record!.startedAt - at} ms after its time, its SMS accepted ${Date.parse(sms!.createdAt) - at} ms after`,
+    );
+  }, 30_000);
 });
