@@ -1,4 +1,5 @@
-import { createInterface } from 'node:readline';
+import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { StoredSms } from '../emulator/index.ts';
 import { ReplyflowError } from '../errors.ts';
@@ -73,13 +74,19 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
       import('../observability/logger.ts'),
       import('../provider/normalize-phone.ts'),
     ]);
-  const [{ createChatSession }, { createChatPrinter }, { runChatLine }, { formatStateValue }] =
-    await Promise.all([
-      import('./chat-session.ts'),
-      import('./chat-printer.ts'),
-      import('./run-chat-line.ts'),
-      import('../app/format-state-value.ts'),
-    ]);
+  const [
+    { createChatSession },
+    { createChatPrinter },
+    { runChatLine },
+    { formatStateValue },
+    { checkStartInput },
+  ] = await Promise.all([
+    import('./chat-session.ts'),
+    import('./chat-printer.ts'),
+    import('./run-chat-line.ts'),
+    import('../app/format-state-value.ts'),
+    import('../conversation/check-start-input.ts'),
+  ]);
   const phone = normalizePhone(options.phone, { defaultCountry: 'FR' });
   const config = { ...(await loadConfig(process.env)), port: 0 };
   const logger = createLogger({
@@ -87,7 +94,18 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
     pretty: { colorize: useColor(process.stderr) },
     destination: process.stderr,
   });
-  const print = createChatPrinter(process.stdout, useColor(process.stdout));
+  const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
+  // In a terminal readline echoes and edits the line being typed (it needs the output for
+  // that); what the bot prints meanwhile goes above the line, which is drawn again after it.
+  const lines = createInterface({
+    input: process.stdin,
+    ...(tty && { output: process.stdout, prompt: 'you ▸ ' }),
+    terminal: tty,
+  });
+  // Taken now, so that lines piped in while the engine starts wait here rather than get lost.
+  const typed = lines[Symbol.asyncIterator]();
+  const out = tty ? aboveThePrompt(lines) : process.stdout;
+  const print = createChatPrinter(out, useColor(process.stdout));
   const dev = await startDev(config, logger, {
     embedded: true,
     watch: false,
@@ -105,11 +123,23 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
       else if (outcome.reason !== 'status' || from !== to) print.state(outcome.botId, from, to);
     },
   });
-  if (!dev.registry.bots.has(botId)) {
+  const bot = dev.registry.bots.get(botId);
+  if (!bot) {
     await dev.close();
     process.stderr.write(
       `replyflow chat: no bot '${botId}' in ${dev.botsDir}; loaded: ${[...dev.registry.bots.keys()].join(', ') || '(none)'}\n`,
     );
+    process.exit(1);
+  }
+  // The input is checked as the admin API checks it: a bot never starts on an input it refuses.
+  const checked = checkStartInput(bot, options.input);
+  if (!checked.ok) {
+    await dev.close();
+    const example =
+      bot.exampleInput === undefined
+        ? ''
+        : `; for example: --input '${JSON.stringify(bot.exampleInput)}'`;
+    process.stderr.write(`replyflow chat: ${checked.error}${example}\n`);
     process.exit(1);
   }
   const session = createChatSession(dev, phone);
@@ -131,15 +161,15 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
   };
 
   print.banner(botId, phone);
-  await session.start(botId, options.input);
+  await session.start(botId, checked.input);
   await settle();
-  const lines = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true });
   const prompt = () => {
-    if (process.stdin.isTTY) process.stdout.write('you ▸ ');
+    if (tty) lines.prompt();
   };
   prompt();
-  for await (const line of lines) {
-    const result = await runChatLine(line, { session, print, dev, piped: !process.stdin.isTTY });
+  for (let next = await typed.next(); !next.done; next = await typed.next()) {
+    const line = next.value;
+    const result = await runChatLine(line, { session, print, dev, piped: !tty });
     if (result === 'quit') break;
     await settle();
     prompt();
@@ -148,4 +178,21 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
   clearInterval(watcher);
   await dev.close();
   process.exit(0);
+}
+
+/**
+ * A stream for the chat's own output in a terminal: each write goes above the line being typed,
+ * which readline draws again below it, so a message that arrives while the person types never
+ * splits their line.
+ */
+function aboveThePrompt(lines: Interface): NodeJS.WritableStream {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      clearLine(process.stdout, 0);
+      cursorTo(process.stdout, 0);
+      process.stdout.write(chunk);
+      if (String(chunk).endsWith('\n')) lines.prompt(true);
+      done();
+    },
+  });
 }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../support/wait-for.ts';
 
 /** Runs `replyflow chat …` with `stdin` piped in (no TTY), and collects what it prints. */
 function chat(args: string[], stdin: string, env: Record<string, string> = {}) {
@@ -85,9 +87,14 @@ describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
   });
 
   it('colours its output when asked (FORCE_COLOR), never with NO_COLOR', async () => {
-    const coloured = await chat(['appointment'], '/quit\n', { FORCE_COLOR: '1' });
+    const ana = [
+      'appointment',
+      '--input',
+      JSON.stringify({ name: 'Ana', at: '2030-12-03T09:30:00+01:00', place: 'Cabinet' }),
+    ];
+    const coloured = await chat(ana, '/quit\n', { FORCE_COLOR: '1' });
     expect(coloured.stdout).toContain('\u001b[');
-    const plain = await chat(['appointment'], '/quit\n', { FORCE_COLOR: '1', NO_COLOR: '1' });
+    const plain = await chat(ana, '/quit\n', { FORCE_COLOR: '1', NO_COLOR: '1' });
     expect(plain.stdout).not.toContain('\u001b[');
     expect(plain.stdout).toMatch(/^bot ▸ /m);
   });
@@ -104,4 +111,50 @@ describe('replyflow chat, driven through a pipe', { timeout: 90_000 }, () => {
     expect(badPhone.stderr).toMatch(/^replyflow chat: INVALID_PHONE_NUMBER/);
     for (const run of [unknown, badJson, badPhone]) expect(run.stderr).not.toMatch(/\n\s+at /);
   });
+
+  it('checks the start input as the admin API does, naming the field, and starts nothing', async () => {
+    const missing = await chat(['appointment'], 'oui\n');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^replyflow chat: input\.name: .*; for example: --input '\{/);
+    expect(missing.stdout).not.toMatch(/^bot ▸/m);
+    const badDate = await chat(
+      ['appointment', '--input', JSON.stringify({ name: 'Ana', at: 'lundi', place: 'Cabinet' })],
+      '',
+    );
+    expect(badDate.code).toBe(1);
+    expect(badDate.stderr).toMatch(/^replyflow chat: input\.at: /);
+  });
+});
+
+describe('replyflow chat in a terminal (a pseudo-terminal made by script)', {
+  timeout: 90_000,
+}, () => {
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'shows the characters typed, and the bot answers the line',
+    async () => {
+      const child = spawn(
+        '/usr/bin/script',
+        ['-qfec', `${process.execPath} bin/replyflow.js chat survey`, '/dev/null'],
+        { env: { PATH: process.env.PATH, TERM: 'xterm', NO_COLOR: '1' }, stdio: 'pipe' },
+      );
+      let screen = '';
+      child.stdout.on('data', (d) => (screen += d));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      try {
+        await waitFor(() => screen.includes('you ▸'), { timeout: 30_000, message: 'the prompt' });
+        child.stdin.write('zzqq');
+        await waitFor(() => screen.includes('zzqq'), { message: 'the typed characters echoed' });
+        const before = screen.length;
+        child.stdin.write('\r');
+        await waitFor(() => screen.slice(before).includes('Répondez 1, 2 ou 3'), {
+          timeout: 20_000,
+          message: 'the bot asks again',
+        });
+        child.stdin.write('/quit\r');
+        expect(await exited).toBe(0);
+      } finally {
+        child.kill();
+      }
+    },
+  );
 });
