@@ -11,7 +11,9 @@ import { layoutStatechart, type Statechart } from '../statechart/layout-statecha
 import type { Store } from '../store/store.ts';
 import { clockRoutes } from './dev-phone/clock-routes.ts';
 import { DevPhoneJournal } from './dev-phone/dev-phone-journal.ts';
+import type { DevReceiver } from './dev-phone/dev-receiver.ts';
 import { phoneActionRoutes } from './dev-phone/phone-action-routes.ts';
+import { receiverRoutes } from './dev-phone/receiver-routes.ts';
 import { formatPhone, toSmsView } from './dev-phone/sms-view.ts';
 import { watchConversations } from './dev-phone/watch-conversations.ts';
 
@@ -53,13 +55,16 @@ export interface DevRouterOptions {
   /** Country of numbers typed in national form (`06 12 34 56 78`), ISO 3166 alpha-2. Default `FR`. */
   defaultCountry?: string | undefined;
   logger?: Logger;
+  /** The dev receiver of the locations' events (`/dev/receiver`); none: the page shows no events. */
+  receiver?: DevReceiver;
 }
 
 /**
  * The dev phone: `GET /dev` (the page), `GET /dev/events` (its live updates over Server-Sent
  * Events) and a JSON API under `/dev` to read a phone's thread and conversation, start a bot,
  * answer as the person, broadcast from the short code, fail the next delivery, move the clock
- * and reset a number. Everything the page shows comes from here, so a reload loses nothing.
+ * and reset a number; and the dev receiver (`/dev/receiver`), which takes every event the bots
+ * send and shows them live. Everything the page shows comes from here, so a reload loses nothing.
  * Dev only: `replyflow dev` mounts it, `start`, `web` and `worker` never do.
  */
 export function createDevRouter(options: DevRouterOptions): Router & { close(): void } {
@@ -102,6 +107,9 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
         );
       }
     }) ?? (() => {}),
+  );
+  stops.push(
+    options.receiver?.onChange((entry) => journal.publish('webhook', entry)) ?? (() => {}),
   );
   stops.push(
     bots.onChange?.((change) => {
@@ -158,6 +166,7 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
       shortCode: emulator?.config.shortCode,
       location,
       failureReasons: nextFailureReasons,
+      receiver: !!options.receiver,
       phones: journal.phones().map((phone) => ({ phone, display: formatPhone(phone) })),
       ...botsState(),
     });
@@ -175,6 +184,8 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
     if (!charts.has(key)) charts.set(key, layoutStatechart(bot.machine));
     res.json({ bot: bot.id, version: bot.version, ...(await charts.get(key)!) });
   });
+  // Before the phone's routes, whose JSON parser would take the body it verifies raw.
+  if (options.receiver) router.use(receiverRoutes(options.receiver, options.logger));
   router.use(phoneActionRoutes({ ...options, bots, journal, watch }));
   router.use(clockRoutes({ clock: options.clock, journal, watch }));
   // JSON errors for the page, never an HTML stack: a body that is not JSON, or a store that is down.

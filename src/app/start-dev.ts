@@ -3,12 +3,16 @@ import { Router } from 'express';
 import { createEmulatorApp, type EmulatorApp } from '../emulator/create-emulator-app.ts';
 import { isLoopback } from '../emulator/is-loopback.ts';
 import { requireLocalHost } from '../emulator/require-local-host.ts';
+import { newEventSecret } from '../events/event-secret.ts';
+import type { EventSubscription, OutboundEvent } from '../events/outbound-event.ts';
+import { postEvent } from '../events/post-event.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
 import { allowPrivateEvents } from './allow-private-events.ts';
 import type { AppConfig } from './config.ts';
 import { createDevClock, type DevClock } from './create-dev-clock.ts';
 import { createDevRouter } from './create-dev-router.ts';
+import { DevReceiver } from './dev-phone/dev-receiver.ts';
 import { freePortOn } from './listen-on.ts';
 import { type RunningReplyflow, type StartOptions, startReplyflow } from './start-replyflow.ts';
 import { type LiveBots, watchBots } from './watch-bots.ts';
@@ -65,11 +69,13 @@ export async function startDev(
   let devConfig = base;
   const extra: Router[] = [];
   try {
+    // The port must be known now: the webhook URL registered with the emulator and the dev
+    // receiver's subscription name it.
+    const port = base.port === 0 ? await freePortOn(host) : base.port;
+    const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    const local = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+    devConfig = { ...base, port };
     if (emulated) {
-      // The webhook URL registered with the emulator names the port: it must be known now.
-      const port = base.port === 0 ? await freePortOn(host) : base.port;
-      const reachable = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-      const local = `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
       emulator = createEmulatorApp({
         keyPairs: [{ id: 'dev', secret: 'dev', location: 'default' }],
         logger,
@@ -82,8 +88,7 @@ export async function startDev(
       router.use(emulator.app);
       extra.push(router);
       devConfig = {
-        ...base,
-        port,
+        ...devConfig,
         publicUrl: base.publicUrl ?? local,
         locations: [
           {
@@ -99,9 +104,24 @@ export async function startDev(
         ],
       };
     }
+    const clock = createDevClock();
+    // The dev phone's receiver: every location also sends its events to /dev/receiver on this
+    // server, signed with a secret made now, beside the developer's own subscriptions (chat, a
+    // terminal, has no page to show them).
+    const receiver = options.embedded
+      ? undefined
+      : new DevReceiver(newEventSecret(), `${local}/dev/receiver`, () => clock.now());
+    if (receiver) {
+      devConfig = {
+        ...devConfig,
+        locations: devConfig.locations.map((location) => ({
+          ...location,
+          events: [...(location.events ?? []), receiver.subscription()],
+        })),
+      };
+    }
     devConfig = allowPrivateEvents(devConfig);
     const location = devConfig.locations[0]?.name ?? 'default';
-    const clock = createDevClock();
     // Chat is a throwaway by design: its store, made here, brings no "state lost on exit" warning.
     const store = options.embedded ? createMemoryStore({}) : undefined;
     const running = await startReplyflow({
@@ -122,6 +142,16 @@ export async function startDev(
       adminOpenTo: (req) => isLoopback(req.socket.remoteAddress ?? ''),
       clock,
       worker: { onStep: options.onStep },
+      // What the developer's own receivers answer is shown beside each event on the page.
+      ...(receiver && {
+        events: {
+          post: async (subscription: EventSubscription, event: OutboundEvent) => {
+            const attempt = await postEvent(subscription, event, { timeoutMs: 10_000 });
+            receiver.noteAnswer(subscription, event, attempt);
+            return attempt;
+          },
+        },
+      }),
       extra: (context) => [
         createDevRouter({
           ...context,
@@ -131,6 +161,7 @@ export async function startDev(
           emulator: emulator?.context,
           defaultCountry: devConfig.locations[0]?.defaultCountry,
           logger,
+          receiver,
         }),
         ...extra,
       ],

@@ -7,8 +7,16 @@ export type ThreadEntry = { seq: number; at: number; phone: string } & (
   | { kind: 'notice'; text: string; tone: 'info' | 'warn' | 'error' }
 );
 
-/** What travels on `GET /dev/events`: a new thread entry, or a change to show. */
-export type DevFrameType = 'entry' | 'sms' | 'conversation' | 'phones' | 'bots' | 'clock' | 'reset';
+/** What travels on `GET /dev/events`: a new thread entry, or a change to show (`webhook`: an event the dev receiver took, or an answer to it). */
+export type DevFrameType =
+  | 'entry'
+  | 'sms'
+  | 'conversation'
+  | 'phones'
+  | 'bots'
+  | 'clock'
+  | 'reset'
+  | 'webhook';
 
 interface Frame {
   seq: number;

@@ -1,4 +1,5 @@
 import { $, api, banner, h, say, time } from './dom.js';
+import { loadSentEvents, sentEvent } from './sent-events.js';
 import { drawChart, leaves } from './statechart.js';
 import { renderThread } from './thread.js';
 
@@ -228,6 +229,7 @@ function connect() {
     renderArmed([]);
   });
   on('clock', ({ now }) => setClock(now));
+  on('webhook', (entry) => sentEvent(entry));
   on('bots', (data) => {
     Object.assign(state.server, { bots: data.bots, errors: data.errors });
     renderBots(data);
@@ -240,6 +242,7 @@ function connect() {
   events.addEventListener('resync', async () => {
     events.close();
     await loadServer();
+    await loadSentEvents(state.server);
     await showPhone(state.phone);
     connect();
   });
@@ -336,6 +339,7 @@ $('advance-form').onsubmit = (event) => {
 // ---- start ----
 
 await loadServer();
+await loadSentEvents(state.server);
 const wanted = location.hash.slice(1) || state.server.phones[0]?.phone;
 if (wanted) await showPhone(wanted);
 else {
