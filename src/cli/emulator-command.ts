@@ -89,7 +89,7 @@ export function registerEmulatorCommand(program: Command): void {
     .addOption(
       new Option(
         '--allow-host <name>',
-        'answer /_emulator requests addressed to this host name too (besides localhost, 127.0.0.1 and ::1); repeat for several',
+        'answer requests addressed to this host name too (besides localhost, 127.0.0.1 and ::1): /_emulator, and /v1 on loopback or with dev:dev; repeat for several',
       ).argParser(collectHost),
     )
     .option('--log-level <level>', 'pino log level (silent to hide the log)', 'info')

@@ -45,7 +45,8 @@ export interface EmulatorOptions {
   trustedWebhookOrigins?: string[];
   /**
    * Host names (or addresses) `startEmulator`'s control API answers besides loopback ones, any
-   * port (`--allow-host`). A specific `host` is allowed too.
+   * port (`--allow-host`), and its `/v1` when `host` is loopback or a key pair is `dev:dev`. A
+   * specific `host` is allowed too.
    */
   allowedHosts?: string[];
   /** Multiplies every delay: lifecycle, retry backoff and the 4 s webhook deadline. Default 1. */

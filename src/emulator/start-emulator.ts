@@ -2,9 +2,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createEmulatorApp, type EmulatorDeps } from './create-emulator-app.ts';
-import type { EmulatorOptions } from './emulator-options.ts';
+import type { EmulatorKeyPair, EmulatorOptions } from './emulator-options.ts';
 import { handleApiError, routeNotFound } from './handle-api-error.ts';
+import { isLoopback } from './is-loopback.ts';
 import { requireLocalHost } from './require-local-host.ts';
+
+/** `replyflow emulator`'s key pair without `--key-pair` (`dev:dev`): no secret from anyone. */
+function isWellKnown(pair: EmulatorKeyPair): boolean {
+  return pair.id === 'dev' && pair.secret === 'dev';
+}
 
 export interface RunningEmulator {
   /** `http://127.0.0.1:PORT` (`host`, when a specific one). */
@@ -29,13 +35,18 @@ export async function startEmulator(
   deps: EmulatorDeps = {},
 ): Promise<RunningEmulator> {
   const emulator = createEmulatorApp(options, deps);
-  const { host, port: wantedPort, allowedHosts } = emulator.context.config;
+  const { host, port: wantedPort, allowedHosts, keyPairs } = emulator.context.config;
   // Standing alone, the emulator answers every other path too, in its one error shape.
   const root = express();
   root.disable('x-powered-by');
+  const guard = requireLocalHost({ allowedHosts, listenHost: host });
   // The control API reads every message and acts as any handset, with no key: no web page may
-  // reach it by DNS rebinding. `/v1` needs a key pair and may be named by a container network.
-  root.use('/_emulator', requireLocalHost({ allowedHosts, listenHost: host }));
+  // reach it by DNS rebinding.
+  root.use('/_emulator', guard);
+  // `/v1` neither, when its key pairs do not keep a page out: on loopback every client is on
+  // this machine and names it so, and `dev:dev` is known to every page. Beyond loopback with
+  // keys of its own, a container network names the service as it likes.
+  if (isLoopback(host) || keyPairs.some(isWellKnown)) root.use('/v1', guard);
   root.use(emulator.app, routeNotFound, handleApiError(emulator.context.logger));
   const server = createServer(root);
   await new Promise<void>((resolve, reject) => {

@@ -6,7 +6,7 @@ import { mobile, paris, startTestEmulator, type TestEmulator } from './harness.t
 
 const keys = { 'x-api-key-id': paris.id, 'x-api-key-secret': paris.secret };
 
-describe("the emulator's control API answers only requests addressed to this machine", () => {
+describe("the emulator's control API (and /v1 on loopback) answers only requests addressed to this machine", () => {
   const running: TestEmulator[] = [];
   afterAll(async () => {
     await Promise.all(running.map((emulator) => emulator.close()));
@@ -54,12 +54,61 @@ describe("the emulator's control API answers only requests addressed to this mac
     }
   });
 
-  it('leaves /v1 to its key pairs: a container network names the service as it likes', async () => {
+  it('guards /v1 the same way when it listens on loopback: no page sends as its key pairs', async () => {
     const emulator = await start();
-    const answer = await requestWithHost(`${emulator.baseUrl}/webhooks`, 'emulator:4010', {
+    const evil = `evil.example:${emulator.port}`;
+    for (const [method, path, body] of [
+      ['GET', '/v1/webhooks'],
+      ['GET', '/v1/sms?to=33612340002'],
+      ['POST', '/v1/sms', { to: mobile(2), body: 'from a page' }],
+      ['POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['sms.reply'] }],
+    ] as const) {
+      const answer = await requestWithHost(`${emulator.url}${path}`, evil, {
+        method,
+        body,
+        headers: keys,
+      });
+      expect(answer.status, path).toBe(403);
+      expect(answer.body.error, path).toMatchObject({ status: 403, code: 'HOST_NOT_ALLOWED' });
+      expect(answer.body.error.message).toContain('--allow-host evil.example');
+    }
+    expect((await emulator.control('GET', '/messages')).body).toEqual([]);
+    expect((await emulator.api('GET', '/webhooks')).body).toEqual([]);
+    const local = await requestWithHost(
+      `${emulator.baseUrl}/webhooks`,
+      `localhost:${emulator.port}`,
+      {
+        headers: keys,
+      },
+    );
+    expect(local.status).toBe(200);
+    // Told otherwise: the name given is answered on /v1 too.
+    const named = await start({ allowedHosts: ['emulator'] });
+    const allowed = await requestWithHost(`${named.baseUrl}/webhooks`, 'emulator:4010', {
       headers: keys,
     });
-    expect(answer.status).toBe(200);
+    expect(allowed.status).toBe(200);
+  });
+
+  it('beyond loopback leaves /v1 to its own key pairs, but not to dev:dev', async () => {
+    // A container network names the service as it likes: keys of its own keep pages out.
+    const own = await start({ host: '0.0.0.0' });
+    const named = await requestWithHost(`${own.baseUrl}/webhooks`, 'emulator:4010', {
+      headers: keys,
+    });
+    expect(named.status).toBe(200);
+    const dev = { id: 'dev', secret: 'dev', location: 'default' };
+    const open = await start({ host: '0.0.0.0', keyPairs: [dev] });
+    const devKeys = { 'x-api-key-id': 'dev', 'x-api-key-secret': 'dev' };
+    const refused = await requestWithHost(`${open.baseUrl}/webhooks`, 'emulator:4010', {
+      headers: devKeys,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('HOST_NOT_ALLOWED');
+    const local = await requestWithHost(`${open.baseUrl}/webhooks`, `127.0.0.1:${open.port}`, {
+      headers: devKeys,
+    });
+    expect(local.status).toBe(200);
   });
 
   it('answers the allowed hosts; a wildcard listening address adds nothing', async () => {
@@ -99,6 +148,12 @@ describe("the emulator's control API answers only requests addressed to this mac
       expect((await requestWithHost(url, `emu.test:${port}`)).status).toBe(200);
       expect((await requestWithHost(url, 'other.test')).status).toBe(200);
       expect((await requestWithHost(url, `evil.example:${port}`)).status).toBe(403);
+      // Its /v1 with the default dev:dev key pair: the same rule.
+      const api = `http://127.0.0.1:${port}/v1/sms`;
+      const devKeys = { 'x-api-key-id': 'dev', 'x-api-key-secret': 'dev' };
+      const send = { method: 'POST', headers: devKeys, body: { to: '33612340003', body: 'Hi' } };
+      expect((await requestWithHost(api, `evil.example:${port}`, send)).status).toBe(403);
+      expect((await requestWithHost(api, `emu.test:${port}`, send)).status).toBe(201);
     } finally {
       child.kill('SIGTERM');
       await exited;
