@@ -5,6 +5,7 @@ import type { Bot } from '../bot/define-bot.ts';
 import { createTestHarness } from './create-test-harness.ts';
 import { parseTranscript, TranscriptSyntaxError } from './parse-transcript.ts';
 import { playTranscript, type TranscriptOutcome } from './play-transcript.ts';
+import { type SentText, sentTexts } from './sent-texts.ts';
 
 /** The options of `runTranscript`. */
 export interface RunTranscriptOptions {
@@ -12,6 +13,8 @@ export interface RunTranscriptOptions {
   bots?: readonly Bot[] | string;
   /** How long to wait for the engine to become idle after a step. Default 10 000 ms. */
   idleTimeoutMs?: number;
+  /** Called with every SMS the bots sent, once the transcript has run (`replyflow bots lint`). */
+  onSent?: (texts: SentText[]) => void;
 }
 
 /** A transcript that did not pass; the message says `file:line`, what was expected and what came. */
@@ -52,7 +55,9 @@ export async function playTranscriptFile(
     idleTimeoutMs: options.idleTimeoutMs,
   });
   try {
-    return await playTranscript(harness, transcript);
+    const outcome = await playTranscript(harness, transcript);
+    options.onSent?.(await sentTexts(harness));
+    return outcome;
   } finally {
     await harness.close();
   }

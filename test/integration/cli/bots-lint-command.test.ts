@@ -30,9 +30,36 @@ describe('replyflow bots lint', () => {
     expect(result.stdout).toMatch(/^confirm\s+confirm\.done\.bye entry\s+UCS-2\s+1\s+11\s/m);
     expect(result.stdout).toContain("'👋' (U+1F44B) forces UCS-2");
     expect(result.stdout).toMatch(/\(computed: linted when sent\)/);
+    // The computed text, as the folder's transcript made the bot send it, linted too.
+    const sent = lines.findIndex((line) => line.includes('"Bien reçu : non 😕"'));
+    expect(lines[sent]).toMatch(
+      /^confirm\s+sent \(test\/fixtures\/lint-bots\/confirm-no\.transcript\)\s+UCS-2\s+1\s+17\s/,
+    );
+    expect(lines[sent + 2]).toContain("'😕' (U+1F615) forces UCS-2");
     expect(result.stdout).toContain(
+      '4 static texts, 1 computed (linted when sent); 1 more text as sent, linted, 3 with warnings',
+    );
+    // --no-run: the static reading alone, as before.
+    const staticOnly = await replyflow([
+      'bots',
+      'lint',
+      '--bots',
+      'test/fixtures/lint-bots',
+      '--no-run',
+    ]);
+    expect(staticOnly.stdout).not.toContain('Bien reçu');
+    expect(staticOnly.stdout).toContain(
       '4 static texts, 1 computed (linted when sent), 2 with warnings',
     );
+  });
+
+  it('lints the texts a bot without transcripts sends when started with its exampleInput', async () => {
+    const result = await replyflow(['bots', 'lint', '--bots', 'test/fixtures/lint-bots-example']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(
+      /^greeter\s+sent \(greeter's exampleInput\)\s+UCS-2\s+1\s+\d+\s+"Bonjour Zoë/m,
+    );
+    expect(result.stdout).toContain("'ë' (U+00EB) forces UCS-2");
   });
 
   it('--strict exits 1 on a warning, and 0 when every text is clean', async () => {
@@ -44,7 +71,7 @@ describe('replyflow bots lint', () => {
       '--strict',
     ]);
     expect(warned.code).toBe(1);
-    expect(warned.stdout).toContain('2 with warnings');
+    expect(warned.stdout).toContain('3 with warnings');
     const clean = await replyflow([
       'bots',
       'lint',
