@@ -16,7 +16,13 @@ export type {
   SmsStatusEvent,
 } from './bot/bot-events.ts';
 export type { BotRegistry } from './bot/bot-registry.ts';
-export { type Bot, type BotOptions, defineBot, type MigrationInput } from './bot/define-bot.ts';
+export {
+  type Bot,
+  type BotOptions,
+  defineBot,
+  type MigrationInput,
+  type PersistedBotSnapshot,
+} from './bot/define-bot.ts';
 export { endConversation } from './bot/end-conversation.ts';
 export { matchChoice } from './bot/intents/match-choice.ts';
 export { type DateOptions, matchDate } from './bot/intents/match-date.ts';

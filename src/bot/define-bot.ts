@@ -1,16 +1,40 @@
-import type { AnyStateMachine } from 'xstate';
+import type { AnyStateMachine, StateValue } from 'xstate';
 import type { ZodType } from 'zod';
 import { unclaimableWords } from '../compliance/default-keywords.ts';
 import { normalizeComplianceText } from '../compliance/normalize-compliance-text.ts';
 import { errorCodes, ReplyflowError } from '../errors.ts';
-import { machineVersion } from './machine-version.ts';
+import { machineContentVersion, machineVersion } from './machine-version.ts';
 import { normalizeKeyword } from './normalize-keyword.ts';
 import { parseDuration } from './parse-duration.ts';
 import { provideDurationDelays } from './provide-duration-delays.ts';
 
-/** What `migrate` receives: the stored snapshot and the version it was made with. */
+/**
+ * A conversation's machine snapshot as replyflow stores it: XState's persisted snapshot
+ * (`machine.getPersistedSnapshot`), as JSON. `migrate` reads it and returns one the new machine
+ * can resume.
+ */
+export interface PersistedBotSnapshot {
+  /** The state: its name (`'asking'`), or nested states as an object (`{ booking: 'date' }`). */
+  value: StateValue;
+  /** The machine's context when it was saved (JSON: no functions, dates as strings). */
+  context: Record<string, unknown>;
+  /** `'active'` for a conversation that is running. */
+  status: 'active' | 'done' | 'error' | 'stopped';
+  /** XState's other fields (`historyValue`, `children`, `output`…): keep them as they are. */
+  [field: string]: unknown;
+}
+
+/**
+ * What `migrate` receives: the stored snapshot, the version it was made with and the version of
+ * the bot now (see `Bot.version`: they differ when the machine's structure changed).
+ *
+ * @example
+ * migrate: ({ snapshot }) =>
+ *   // `question2` was renamed `score`: move those who were there, keep the others.
+ *   snapshot.value === 'question2' ? { ...snapshot, value: 'score' } : snapshot,
+ */
 export interface MigrationInput {
-  snapshot: unknown;
+  snapshot: PersistedBotSnapshot;
   fromVersion: string;
   toVersion: string;
 }
@@ -23,8 +47,8 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
   machine: TMachine;
   /**
    * Your own version label (`'2'`, `'2026-12-spring-survey'`), part of the bot's version with
-   * the hash of the machine. Bump it when something the hash cannot see changes: a helper the
-   * machine calls, a text table it reads (see `machineVersion`).
+   * the hash of the machine's structure. Bump it to make a new version on purpose: live
+   * conversations then go through `migrate`, or end (see `machineVersion`).
    */
   version?: string;
   /** Keywords that start this bot when a person with no active conversation texts one. */
@@ -34,9 +58,10 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
   /**
    * Turns a snapshot stored by an earlier version of the machine into one this version can
    * resume; return `null` to end that conversation instead. Without it, conversations of an
-   * older version end with the code `version_changed`.
+   * older version (another structure: states, transitions, guard and action names, `after`
+   * delays) end with the code `version_changed`. A change of texts or code keeps the version.
    */
-  migrate?: (input: MigrationInput) => unknown;
+  migrate?: (input: MigrationInput) => PersistedBotSnapshot | null | undefined;
   /**
    * Inactivity after which the conversation expires, counted from the last reply or start, or
    * the last step that sent or changed state (not a delivery report, nor a timer that did
@@ -94,9 +119,16 @@ export interface Bot<TMachine extends AnyStateMachine = AnyStateMachine>
   readonly kind: 'replyflow.bot';
   /**
    * The explicit `version` and the hash of the machine's structure (`'2+3f9a0c1b2d4e'`, or the
-   * hash alone); a snapshot made with another version is migrated or ended.
+   * hash alone; `machineVersion`): a snapshot made with another version is migrated or ended. A
+   * change of texts, of the code of actions and guards or of delays' values keeps it.
    */
   readonly version: string;
+  /**
+   * The explicit `version` and the hash of everything the machine does, content included
+   * (`machineContentVersion`): which content a version has, and the version conversations saved
+   * before versions were structural carry, which still resume.
+   */
+  readonly contentVersion: string;
   readonly keywords: readonly string[];
   /** `expiresAfter` in milliseconds; undefined for never. */
   readonly expiresAfterMs: number | undefined;
@@ -171,13 +203,17 @@ export function defineBot<TMachine extends AnyStateMachine>(
     expiresAfterMs: expiryOf(options),
     machine: provideDurationDelays(options.id, options.machine),
     kind: 'replyflow.bot',
-    version: options.version
-      ? `${options.version}+${machineVersion(options.machine)}`
-      : machineVersion(options.machine),
+    version: labelled(options.version, machineVersion(options.machine)),
+    contentVersion: labelled(options.version, machineContentVersion(options.machine)),
     // 'ECHO' and 'écho' fold to the same keyword.
     keywords: [...new Set(keywords)],
     claims: claimsOf(options),
   };
+}
+
+/** `'2+3f9a0c1b2d4e'` with an explicit version, the hash alone without. */
+function labelled(label: string | undefined, hash: string): string {
+  return label ? `${label}+${hash}` : hash;
 }
 
 function claimsOf(options: BotOptions): ReadonlySet<string> {

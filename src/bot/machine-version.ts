@@ -26,31 +26,43 @@ interface TransitionLike {
 }
 
 /**
- * A short hash of what a machine does, so that a conversation saved by one definition is never
- * resumed blindly by another (it is migrated or ended instead). It covers:
+ * A short hash of a machine's **structure**: what a stored conversation needs to resume. A
+ * conversation saved under one structure is never resumed blindly by another (it is migrated or
+ * ended instead); a change that keeps the structure keeps live conversations going. It covers:
  *
  * - **states**: every state node, nested, with its id, type (atomic, compound, parallel, final,
- *   history) and initial state;
+ *   history), history kind and initial state;
  * - **transitions**: for each state, each event it handles (`on`, `after`, `always`), in order,
- *   with its targets, guard, actions and `reenter`;
- * - **actions and guards**: a name given in `setup({ actions, guards })` counts by its name
- *   AND the source text of its implementation; an inline function counts by its source text
- *   (`fn.toString()`, normalised); built-in actions (`assign`, `raise`, `emit`, `reply()`,
- *   `endConversation()`…) count by their kind and arguments, so a reply's text, an assigned
- *   value or an end code is part of the version;
- * - **delays**: every `after` delay, by its written name (`'24h'`) or, for a delay of
- *   `setup({ delays })`, by its name and value (or source text);
- * - the initial `context`, invoked actors' sources, and XState's own `version` field.
+ *   with its targets and `reenter`, the name of its guard (`'inline'` for a function) and the
+ *   names of its named actions; an `after` delay counts by its written name (`'24h'`), part of
+ *   the event's name, which the timers a conversation holds are kept under;
+ * - the names of the entry and exit actions of `setup({ actions })`, invoked actors' sources,
+ *   and XState's own `version` field.
  *
- * What it cannot see: code outside the machine that a function calls (a helper imported from
- * another file, a constant it reads, the strings of an i18n table). Change those and bump the
- * bot's explicit `version`. Source text is read through `normalizeSource`, so tsx and vitest
- * give one version; an edit inside a function (even a comment-free refactor) errs on the side
- * of "changed", which a `migrate` that returns the snapshot as it is answers cheaply.
+ * What does not count (`machineContentVersion` sees it): reply texts, the code of actions and
+ * guards, assigned values, end codes, the values of `setup({ delays })`, the initial context.
+ * So fixing a typo in a text, or a bug in a guard, keeps the conversations that are running.
  */
 export function machineVersion(machine: AnyStateMachine): string {
+  return hash({
+    root: structureOf(machine.root as unknown as NodeLike),
+    version: machine.version ?? null,
+  });
+}
+
+/**
+ * A short hash of everything a machine does: its structure and its content (texts, the source
+ * text of actions and guards, assigned values, delays' values, the initial context). Used to
+ * tell "same structure, other content" apart, and to resume conversations saved before versions
+ * were structural (their stored version is this hash, then called the machine's version).
+ *
+ * What it cannot see: code outside the machine that a function calls (a helper imported from
+ * another file, a constant it reads, the strings of an i18n table). Source text is read through
+ * `normalizeSource`, so tsx and vitest give one hash.
+ */
+export function machineContentVersion(machine: AnyStateMachine): string {
   const implementations = machine.implementations as unknown as Record<string, unknown>;
-  const text = JSON.stringify({
+  return hash({
     root: describeNode(machine.root as unknown as NodeLike),
     context: describe((machine.config as { context?: unknown }).context),
     actions: describe(implementations.actions ?? {}),
@@ -59,7 +71,57 @@ export function machineVersion(machine: AnyStateMachine): string {
     actors: describe(implementations.actors ?? {}),
     version: machine.version ?? null,
   });
-  return createHash('sha256').update(text).digest('hex').slice(0, 12);
+}
+
+function hash(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 12);
+}
+
+function structureOf(node: NodeLike): unknown {
+  return {
+    id: node.id,
+    type: node.type,
+    history: node.history,
+    initial: node.initial?.target?.map((target) => target.id),
+    entry: names(node.entry),
+    exit: names(node.exit),
+    on: [...node.transitions].map(([event, list]) => [
+      event,
+      list.map((transition) => ({
+        targets: transition.target?.map((target) => target.id),
+        guard: guardName(transition.guard),
+        actions: names(transition.actions),
+        reenter: transition.reenter ?? false,
+      })),
+    ]),
+    always: node.always?.map((transition) => ({
+      targets: transition.target?.map((target) => target.id),
+      guard: guardName(transition.guard),
+      actions: names(transition.actions),
+    })),
+    invoke: describe(node.config.invoke),
+    states: Object.values(node.states).map(structureOf),
+  };
+}
+
+/** The names of the named actions of a list (`'notify'`, `{ type: 'notify' }`); inline ones and built-ins (`reply`, `assign`, the timers' raise) are content. */
+function names(actions: readonly unknown[]): string[] {
+  return actions.flatMap((action) => {
+    if (typeof action === 'string') return [action];
+    const type = (action as { type?: unknown } | null)?.type;
+    if (typeof action === 'object' && typeof type === 'string') return [type];
+    return [];
+  });
+}
+
+/** A guard by its name; an inline one is `'inline'`; `and`/`or`/`not` by the guards they combine. */
+function guardName(guard: unknown): unknown {
+  if (guard === undefined || guard === null) return null;
+  if (typeof guard === 'string') return guard;
+  if (typeof guard === 'object') return (guard as { type?: unknown }).type ?? 'inline';
+  const combined = guard as { check?: unknown; guards?: unknown[] };
+  if (Array.isArray(combined.guards)) return { combines: combined.guards.map(guardName) };
+  return 'inline';
 }
 
 function describeNode(node: NodeLike): unknown {

@@ -37,7 +37,7 @@ export function reply<
   // Set, not Object.assign: a widened return type would stop `setup({ actions })` inferring events.
   (action as { replyText?: string | null }).replyText = typeof text === 'string' ? text : null;
   // The text (or the function that makes it) lives in a closure the bot's version cannot read:
-  // keep it on the action, so an edited reply changes the version (machineVersion).
+  // keep it on the action, so an edited reply changes the content version (machineContentVersion).
   (action as { text?: unknown }).text = text;
   return action;
 }

@@ -56,10 +56,11 @@ async function check(options: { bots?: string; json?: boolean }): Promise<number
         state: group.state,
         live: group.count,
         'state kept': group.stateExists ? 'yes' : 'NO',
+        change: group.change === 'structure' ? 'STRUCTURE' : group.change,
         outcome: outcome(group),
       }));
       process.stdout.write(
-        `${formatTable(rows, ['bot', 'version', 'state', 'live', 'state kept', 'outcome'])}\n\n`,
+        `${formatTable(rows, ['bot', 'version', 'state', 'live', 'state kept', 'change', 'outcome'])}\n\n`,
       );
       const ending = report.breaking.reduce((sum, group) => sum + group.count, 0);
       process.stdout.write(
@@ -77,11 +78,11 @@ async function check(options: { bots?: string; json?: boolean }): Promise<number
 function outcome(group: LiveGroup): string {
   switch (group.verdict) {
     case 'unchanged':
-      return 'resumes (same version)';
+      return 'resumes (a change of texts or code keeps them)';
     case 'migrate':
       return 'migrate() decides';
     case 'ends':
-      return `ENDS (${group.endCode}): new version, no migrate()`;
+      return `ENDS (${group.endCode}): new structure, no migrate()`;
     case 'bot removed':
       return `ENDS (${group.endCode}): bot no longer loaded`;
   }

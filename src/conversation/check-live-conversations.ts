@@ -1,15 +1,15 @@
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Store } from '../store/store.ts';
-import { versionChanged } from './resume-snapshot.ts';
+import { sameVersion, versionChanged } from './resume-snapshot.ts';
 import { statePath } from './state-path.ts';
 
 /** What happens to a group of live conversations when the new definitions are served. */
 export type LiveVerdict =
-  /** Same bot version: they resume as they are. */
+  /** Same structure (texts and code may differ): they resume as they are. */
   | 'unchanged'
-  /** Another version, and the bot has `migrate`: it decides (resume or end). */
+  /** Another structure, and the bot has `migrate`: it decides (resume or end). */
   | 'migrate'
-  /** Another version and no `migrate`: they end with `version_changed` at their next event. */
+  /** Another structure and no `migrate`: they end with `version_changed` at their next event. */
   | 'ends'
   /** Their bot is no longer loaded: they end with `BOT_REMOVED` at their next event. */
   | 'bot removed';
@@ -23,6 +23,13 @@ export interface LiveGroup {
   count: number;
   /** Whether the new definition of the bot still has this state. */
   stateExists: boolean;
+  /**
+   * What changed between the version they were saved with and the bot now: nothing the version
+   * covers (`'same structure'`: texts and code may differ, they resume), the machine's structure
+   * (`'structure'`: states, transitions, targets, guard and action names, timers), or the bot is
+   * gone (`'bot removed'`).
+   */
+  change: 'same structure' | 'structure' | 'bot removed';
   verdict: LiveVerdict;
   /** The end code they would get, for the verdicts that end them. */
   endCode?: string;
@@ -87,11 +94,21 @@ function judge(
 ): LiveGroup {
   const group = { bot: botId, version, state, count: 0 };
   const bot = registry.bots.get(botId);
-  if (!bot) return { ...group, stateExists: false, verdict: 'bot removed', endCode: 'BOT_REMOVED' };
+  if (!bot) {
+    return {
+      ...group,
+      stateExists: false,
+      change: 'bot removed',
+      verdict: 'bot removed',
+      endCode: 'BOT_REMOVED',
+    };
+  }
   const stateExists = hasState(bot.machine.root as unknown as NodeLike, value);
-  if (version === bot.version) return { ...group, stateExists, verdict: 'unchanged' };
-  if (bot.migrate) return { ...group, stateExists, verdict: 'migrate' };
-  return { ...group, stateExists, verdict: 'ends', endCode: versionChanged };
+  if (sameVersion(version, bot)) {
+    return { ...group, stateExists, change: 'same structure', verdict: 'unchanged' };
+  }
+  if (bot.migrate) return { ...group, stateExists, change: 'structure', verdict: 'migrate' };
+  return { ...group, stateExists, change: 'structure', verdict: 'ends', endCode: versionChanged };
 }
 
 interface NodeLike {

@@ -1,5 +1,5 @@
 import type { AnyMachineSnapshot } from 'xstate';
-import type { Bot } from '../bot/define-bot.ts';
+import type { Bot, PersistedBotSnapshot } from '../bot/define-bot.ts';
 import type { ConversationRecord } from '../store/records.ts';
 
 /** The end code of a conversation whose bot changed version and could not be migrated. */
@@ -8,6 +8,15 @@ export const versionChanged = 'version_changed';
 export type Resumed =
   | { ok: true; snapshot: AnyMachineSnapshot; migrated: boolean }
   | { ok: false; code: string; detail: string };
+
+/**
+ * Whether a conversation saved under `version` resumes as it is with `bot`: the same structure
+ * (`bot.version`), or, for a conversation saved before versions were structural, the same
+ * machine whole (`bot.contentVersion`, what its version was then).
+ */
+export function sameVersion(version: string, bot: Bot): boolean {
+  return version === bot.version || version === bot.contentVersion;
+}
 
 /**
  * Brings a stored snapshot back to life for the bot as it is now. A snapshot of another
@@ -24,7 +33,7 @@ export function resumeSnapshot(bot: Bot | undefined, record: ConversationRecord)
     };
   }
   let stored = record.snapshot;
-  const migrated = record.botVersion !== bot.version;
+  const migrated = !sameVersion(record.botVersion, bot);
   if (migrated) {
     if (!bot.migrate) {
       return {
@@ -35,7 +44,7 @@ export function resumeSnapshot(bot: Bot | undefined, record: ConversationRecord)
     }
     try {
       stored = bot.migrate({
-        snapshot: stored,
+        snapshot: stored as PersistedBotSnapshot,
         fromVersion: record.botVersion,
         toVersion: bot.version,
       });

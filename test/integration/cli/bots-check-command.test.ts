@@ -41,15 +41,32 @@ describe('replyflow bots check (real Redis)', () => {
       env,
     );
     const lines = run.stdout.split('\n');
-    expect(lines[0]).toMatch(/^bot\s+version\s+state\s+live\s+state kept\s+outcome$/);
+    expect(lines[0]).toMatch(/^bot\s+version\s+state\s+live\s+state kept\s+change\s+outcome$/);
     expect(lines.find((line) => /\sq1\s/.test(line))).toMatch(
-      /^kit-survey\s+[0-9a-f]{12}\s+q1\s+2\s+yes\s+ENDS \(version_changed\): new version, no migrate\(\)$/,
+      /^kit-survey\s+[0-9a-f]{12}\s+q1\s+2\s+yes\s+STRUCTURE\s+ENDS \(version_changed\): new structure, no migrate\(\)$/,
     );
     expect(lines.find((line) => /\sq2\s/.test(line))).toMatch(
-      /^kit-survey\s+[0-9a-f]{12}\s+q2\s+1\s+NO\s+ENDS \(version_changed\)/,
+      /^kit-survey\s+[0-9a-f]{12}\s+q2\s+1\s+NO\s+STRUCTURE\s+ENDS \(version_changed\)/,
     );
     expect(run.stdout).toContain('3 live conversation(s); 3 would END at their next event');
     expect(run.code).toBe(1);
+  });
+
+  it('keeps the conversations through a change of texts alone, and ends them when a state is renamed', async () => {
+    const texts = await replyflow(
+      ['bots', 'check', '--bots', 'test/fixtures/versions/v1-text'],
+      env,
+    );
+    expect(texts.stdout).toMatch(/q1\s+2\s+yes\s+same structure\s+resumes/);
+    expect(texts.stdout).toMatch(/q2\s+1\s+yes\s+same structure\s+resumes/);
+    expect(texts.stdout).toContain('none would end');
+    expect(texts.code).toBe(0);
+    const renamed = await replyflow(
+      ['bots', 'check', '--bots', 'test/fixtures/versions/v2-renamed'],
+      env,
+    );
+    expect(renamed.stdout).toMatch(/q2\s+1\s+NO\s+STRUCTURE\s+ENDS \(version_changed\)/);
+    expect(renamed.code).toBe(1);
   });
 
   it('reports a bot with migrate as safe and exits 0', async () => {
@@ -73,7 +90,9 @@ describe('replyflow bots check (real Redis)', () => {
       ['bots', 'check', '--bots', 'test/fixtures/versions/v1-same'],
       env,
     );
-    expect(same.stdout).toMatch(/q1\s+2\s+yes\s+resumes \(same version\)/);
+    expect(same.stdout).toMatch(
+      /q1\s+2\s+yes\s+same structure\s+resumes \(a change of texts or code keeps them\)/,
+    );
     expect(same.code).toBe(0);
     const noRedis = await replyflow(['bots', 'check', '--bots', v1], {});
     expect(noRedis.code).toBe(1);

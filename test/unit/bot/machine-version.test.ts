@@ -12,6 +12,8 @@ function makeBot(
     version?: string;
     namedGuard?: string;
     endCode?: string;
+    stateName?: string;
+    guardName?: string;
   } = {},
 ) {
   const word = change.guardWord ?? 'yes';
@@ -27,7 +29,10 @@ function makeBot(
   return defineBot({
     id: 'versioned',
     version: change.version,
-    machine: setup({ types: { events: {} as BotEvent }, guards: { saidOk } }).createMachine({
+    machine: setup({
+      types: { events: {} as BotEvent },
+      guards: { [change.guardName ?? 'saidOk']: saidOk },
+    }).createMachine({
       initial: 'asking',
       states: {
         asking: {
@@ -36,47 +41,51 @@ function makeBot(
           on: {
             'sms.reply': [
               { guard, target: change.target ?? 'done' },
-              { guard: 'saidOk', target: 'done', actions: endConversation(change.endCode ?? 'ok') },
+              {
+                guard: change.guardName ?? 'saidOk',
+                target: 'done',
+                actions: endConversation(change.endCode ?? 'ok'),
+              },
             ],
           },
         },
-        other: {},
+        [change.stateName ?? 'other']: {},
         done: { type: 'final' },
       },
     }),
   });
 }
 
-describe('a bot version', () => {
+describe('a bot version: the structure of its machine', () => {
   const base = makeBot().version;
+  const content = makeBot().contentVersion;
 
   it('stays the same when nothing changes', () => {
     expect(makeBot().version).toBe(base);
     expect(base).toMatch(/^[0-9a-f]{12}$/);
+    expect(makeBot().contentVersion).toBe(content);
   });
 
-  it('changes when an inline guard changes', () => {
-    expect(makeBot({ guardWord: 'yep' }).version).not.toBe(base);
+  it.each([
+    ['an inline guard', { guardWord: 'yep' }],
+    ['the implementation of a named guard', { namedGuard: 'okay' }],
+    ['a reply text', { text: 'Reply YES' }],
+    ['an end code', { endCode: 'accepted' }],
+  ])('keeps the version when %s changes (its content version changes)', (_, change) => {
+    expect(makeBot(change).version).toBe(base);
+    expect(makeBot(change).contentVersion).not.toBe(content);
   });
 
-  it('changes when the implementation of a named guard changes', () => {
-    expect(makeBot({ namedGuard: 'okay' }).version).not.toBe(base);
-  });
-
-  it('changes when a reply text changes', () => {
-    expect(makeBot({ text: 'Reply YES' }).version).not.toBe(base);
-  });
-
-  it('changes when a target changes', () => {
-    expect(makeBot({ target: 'other' }).version).not.toBe(base);
-  });
-
-  it('changes when a delay changes', () => {
-    expect(makeBot({ delay: '25h' }).version).not.toBe(base);
-  });
-
-  it('changes when an end code changes', () => {
-    expect(makeBot({ endCode: 'accepted' }).version).not.toBe(base);
+  it.each([
+    ['a target', { target: 'other' as const }],
+    [
+      'a delay (an after transition is another event, under which its timer is kept)',
+      { delay: '25h' },
+    ],
+    ['a state', { stateName: 'elsewhere' }],
+    ['a guard name', { guardName: 'saidOkay' }],
+  ])('changes when %s changes', (_, change) => {
+    expect(makeBot(change).version).not.toBe(base);
   });
 
   it('carries the explicit version, and a bump changes it', () => {
@@ -84,6 +93,7 @@ describe('a bot version', () => {
     const v2 = makeBot({ version: '2' }).version;
     expect(v1).toBe(`1+${base}`);
     expect(v2).toBe(`2+${base}`);
+    expect(makeBot({ version: '1' }).contentVersion).toBe(`1+${content}`);
   });
 
   it('ignores the layout and quote style of inline functions (loaders print code differently)', () => {
@@ -99,7 +109,7 @@ describe('a bot version', () => {
             b: {},
           },
         }),
-      }).version;
+      }).contentVersion;
     const spaced = version("({ event }) => event.body === 'yes'");
     expect(version('({event})=>event.body==="yes"')).toBe(spaced);
     expect(version("({ event }) => event.body === 'no'")).not.toBe(spaced);
