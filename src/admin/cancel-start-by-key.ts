@@ -3,6 +3,7 @@ import { CampaignError } from '../campaigns/campaign-error.ts';
 import { cancelScheduledStart } from '../campaigns/cancel-scheduled-start.ts';
 import type { Store } from '../store/store.ts';
 import { requestLocation } from './request-location.ts';
+import { startKeyProblem } from './start-by-key.ts';
 
 export interface CancelDeps {
   store: Store;
@@ -17,7 +18,8 @@ export type CancelAnswer =
 
 /**
  * Cancels a keyed start that has not fired (`DELETE /admin/conversations/scheduled/:key`,
- * `replyflow conversations cancel KEY`): 200 `{ cancelled: true }` (again for a retried cancel),
+ * `replyflow conversations cancel KEY`): 400 naming `key` for one no start can have (over 200
+ * characters, a lone surrogate), 200 `{ cancelled: true }` (again for a retried cancel),
  * 404 for a key never given, 409 `already_started` / `already_skipped` / `already_failed` (with
  * its reason) for one that fired. The record stays: the same start posted again is a duplicate.
  */
@@ -25,6 +27,8 @@ export async function cancelStartByKey(
   deps: CancelDeps,
   request: { location?: string | undefined; key: string },
 ): Promise<CancelAnswer> {
+  const keyProblem = startKeyProblem(request.key);
+  if (keyProblem) return { status: 400, body: { error: keyProblem, field: 'key' } };
   const location = requestLocation(deps.locations, request.location);
   if (typeof location === 'string') {
     return { status: 400, body: { error: location, field: 'location' } };

@@ -5,6 +5,7 @@ import { scheduleStart } from '../campaigns/schedule-start.ts';
 import type { PastPolicy } from '../campaigns/send-time.ts';
 import { toZonedIso } from '../campaigns/zoned-iso.ts';
 import { ValidationError } from '../errors.ts';
+import { jsonInputProblem } from '../store/json-input-problem.ts';
 import { busyAnswer, optedOutAnswer } from './start-refusals.ts';
 import type { StartAnswer, StartDeps, StartRequest } from './start-with-policy.ts';
 
@@ -15,6 +16,24 @@ export interface KeyedStart {
   phone: string;
   input: unknown;
   request: StartRequest & { key: string };
+}
+
+/** The longest `key` a start or a cancel takes. */
+export const maxStartKeyLength = 200;
+
+/**
+ * Why `key` cannot name a start, or undefined: it is 1 to 200 characters of well-formed text.
+ * Checked before anything is read or stored: a lone surrogate would be stored repaired (U+FFFD),
+ * and so name another key's start (`k\ud800` would be `k\ufffd`'s duplicate).
+ *
+ * @example
+ * startKeyProblem('k\ud800'); // 'key: is not well-formed text (a lone UTF-16 surrogate)'
+ */
+export function startKeyProblem(key: string): string | undefined {
+  if (key.length === 0 || key.length > maxStartKeyLength) {
+    return `key: 1 to ${maxStartKeyLength} characters, not ${key.length}`;
+  }
+  return jsonInputProblem(key, 'key');
 }
 
 /** The send-time spec's field names as the request writes them. */

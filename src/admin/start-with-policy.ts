@@ -10,7 +10,7 @@ import { normalizePhone } from '../provider/normalize-phone.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
 import type { Store } from '../store/store.ts';
 import { requestLocation } from './request-location.ts';
-import { startByKey } from './start-by-key.ts';
+import { maxStartKeyLength, startByKey, startKeyProblem } from './start-by-key.ts';
 import { busyAnswer, optedOutAnswer } from './start-refusals.ts';
 
 /** What `POST /admin/conversations` and `replyflow conversations start` take. */
@@ -23,7 +23,7 @@ export const startRequestSchema = z.object({
    * Durable idempotency key (kept at least REPLYFLOW_RETENTION): the same request again starts
    * nothing new, a new time reschedules, `DELETE /admin/conversations/scheduled/:key` cancels.
    */
-  key: z.string().min(1).max(200).optional(),
+  key: z.string().min(1).max(maxStartKeyLength).optional(),
   /** When to start: an ISO instant, or a wall time in `timeZone` (needs `key`). */
   at: z.string().min(1).optional(),
   /** `input.<field>` holding a date; the start is at that date moved by `offset` (needs `key`). */
@@ -93,6 +93,13 @@ export async function startWithPolicy(
   deps: StartDeps,
   request: StartRequest,
 ): Promise<StartAnswer> {
+  // Checked before anything reads or stores them, as `input` is below (DESIGN §2.8).
+  for (const field of textFields) {
+    const value = request[field];
+    if (value === undefined) continue;
+    const problem = field === 'key' ? startKeyProblem(value) : jsonInputProblem(value, field);
+    if (problem) return { status: 400, body: { error: problem, field } };
+  }
   const location = requestLocation(deps.locations, request.location);
   if (typeof location === 'string')
     return { status: 400, body: { error: location, field: 'location' } };
@@ -180,6 +187,20 @@ export async function startWithPolicy(
     body: { id, location: location.name, bot: bot.id, phone, policy, duplicate: false },
   };
 }
+
+/** The request's strings besides `input`: each is stored, or decides what is (the key above all). */
+const textFields = [
+  'location',
+  'bot',
+  'phone',
+  'key',
+  'at',
+  'relativeTo',
+  'offset',
+  'deliveryWindow',
+  'sendIfWithin',
+  'timeZone',
+] as const satisfies ReadonlyArray<keyof StartRequest>;
 
 /** What makes a start a scheduled one, kept by its key. */
 const scheduleFields = [
