@@ -39,7 +39,7 @@ export function registerServeCommands(program: Command): void {
   program
     .command('web')
     .description(
-      'Run the webhook server only: notifications are stored and acknowledged, and `replyflow worker` processes answer them (needs REDIS_URL)',
+      'Run the webhook server only: notifications are stored and acknowledged, and `replyflow worker` processes answer them (needs REDIS_URL or REDIS_CLUSTER_NODES)',
     )
     .addOption(portOption())
     .addOption(new Option('--host <host>', 'interface to listen on').default('0.0.0.0'))
@@ -47,7 +47,7 @@ export function registerServeCommands(program: Command): void {
   program
     .command('worker')
     .description(
-      'Run conversation workers, the timer scheduler and the sender only (scale-out; no HTTP server; needs REDIS_URL)',
+      'Run conversation workers, the timer scheduler and the sender only (scale-out; no HTTP server; needs REDIS_URL or REDIS_CLUSTER_NODES)',
     )
     .action(() => run('worker', {}));
   program
