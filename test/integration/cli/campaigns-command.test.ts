@@ -280,8 +280,204 @@ describe('replyflow campaigns (the real CLI on real Redis, with the emulator)', 
     );
   }, 120_000);
 
+  /** The SMS the emulator accepted for each phone, by phone. */
+  const smsCounts = async (phones: readonly string[]) =>
+    Promise.all(phones.map(async (phone) => (await loop.bodiesTo(phone)).length));
+  /** Waits until the phones' mailboxes and outboxes are empty (what was fired is sent). */
+  const drained = (phones: readonly string[]) =>
+    waitFor(
+      async () => {
+        const pending = await Promise.all(
+          phones.map(async (phone) => {
+            const [events, outbound] = await Promise.all([
+              loop.store.pendingEvents({ location, phone }),
+              loop.store.pendingOutbound({ location, phone }),
+            ]);
+            return events.length + outbound.length;
+          }),
+        );
+        return pending.every((n) => n === 0);
+      },
+      { timeout: 20_000, interval: 100, message: `${phones.length} phones drained` },
+    );
+  const statusOf = async (name: string) => {
+    const show = await replyflow(env, ['campaigns', 'show', name]);
+    expect(show.code, show.stderr).toBe(0);
+    return show.stdout;
+  };
+
+  it('pause, resume and cancel from the command line, each shown by show; after cancel nothing more is sent', async () => {
+    const early = Array.from({ length: 10 }, (_, i) => `3361${String(8_300_000 + i)}`);
+    const late = Array.from({ length: 10 }, (_, i) => `3361${String(8_400_000 + i)}`);
+    const t1 = clock.now() + day;
+    const t2 = t1 + 3_600_000;
+    const file = join(dir, 'weekly.csv');
+    writeFileSync(
+      file,
+      [
+        'phone,lang,at',
+        ...early.map((p) => `+${p},en,${new Date(t1).toISOString()}`),
+        ...late.map((p) => `+${p},en,${new Date(t2).toISOString()}`),
+      ].join('\n'),
+    );
+    const created = await replyflow(env, [
+      'campaigns',
+      'create',
+      'weekly',
+      '--bot',
+      'survey',
+      '--file',
+      file,
+      '--relative-to',
+      'at',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+
+    const paused = await replyflow(env, ['campaigns', 'pause', 'weekly']);
+    expect(paused).toMatchObject({ code: 0, stdout: 'weekly (paris) is paused\n' });
+    let show = await statusOf('weekly');
+    expect(show).toMatch(/^status +paused$/m);
+    expect(show).toMatch(/^scheduled +- +20$/m);
+    // Its first recipients' time comes while it is paused: nothing starts.
+    clock.set(t1);
+    await loop.app.fireDueCampaigns!();
+    await drained(early);
+    expect(await smsCounts(early)).toEqual(early.map(() => 0));
+    expect(await loop.store.campaignCounts({ location, name: 'weekly' })).toEqual({
+      scheduled: 20,
+    });
+
+    const resumed = await replyflow(env, ['campaigns', 'resume', 'weekly']);
+    expect(resumed).toMatchObject({ code: 0, stdout: 'weekly (paris) is active\n' });
+    await loop.app.fireDueCampaigns!();
+    await waitFor(async () => (await smsCounts(early)).every((n) => n >= 1), {
+      timeout: 20_000,
+      interval: 100,
+      message: 'the first ten started once resumed',
+    });
+    show = await statusOf('weekly');
+    expect(show).toMatch(/^status +active$/m);
+    expect(show).toMatch(/^started +- +10$/m);
+    expect(show).toMatch(/^scheduled +- +10$/m);
+
+    const cancelled = await replyflow(env, ['campaigns', 'cancel', 'weekly']);
+    expect(cancelled).toMatchObject({
+      code: 0,
+      stdout: 'weekly (paris) is cancelled: 10 recipients cancelled\n',
+    });
+    show = await statusOf('weekly');
+    expect(show).toMatch(/^status +cancelled$/m);
+    expect(show).toMatch(/^skipped +cancelled +10$/m);
+    expect(show).toMatch(/^started +- +10$/m);
+    // The others' time comes: nothing is sent to them, ever.
+    clock.set(t2);
+    await loop.app.fireDueCampaigns!();
+    await drained(late);
+    expect(await smsCounts(late)).toEqual(late.map(() => 0));
+    for (const phone of late) {
+      expect(await loop.store.getConversation({ location, phone })).toBeNull();
+    }
+    expect(await loop.store.campaignCounts({ location, name: 'weekly' })).toEqual({
+      started: 10,
+      'skipped:cancelled': 10,
+    });
+    const again = await replyflow(env, ['campaigns', 'resume', 'weekly']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^replyflow campaigns resume: CAMPAIGN_CONFLICT: /);
+  }, 240_000);
+
+  it('--time-zone-column: a recipient in another zone gets its send time on its own clock', async () => {
+    const [paris, newYork, noZone] = ['33618500001', '33618500002', '33618500003'];
+    const date = new Date(clock.now() + 2 * day).toISOString().slice(0, 10);
+    const tenAt = (zone: string) => {
+      const offset = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        timeZoneName: 'longOffset',
+      })
+        .formatToParts(new Date(`${date}T12:00:00Z`))
+        .find((part) => part.type === 'timeZoneName')!
+        .value.replace('GMT', '');
+      return Date.parse(`${date}T10:00:00${offset || 'Z'}`);
+    };
+    const parisTen = tenAt('Europe/Paris');
+    const newYorkTen = tenAt('America/New_York');
+    expect(newYorkTen - parisTen).toBeGreaterThanOrEqual(5 * 3_600_000);
+    const file = join(dir, 'zones.csv');
+    writeFileSync(
+      file,
+      [
+        'phone,lang,tz',
+        `+${paris},en,Europe/Paris`,
+        `+${newYork},en,America/New_York`,
+        `+${noZone},en,`,
+      ].join('\n'),
+    );
+    const create = [
+      'campaigns',
+      'create',
+      'zones',
+      '--bot',
+      'survey',
+      '--file',
+      file,
+      '--at',
+      `${date}T10:00`,
+      '--time-zone',
+      'Europe/Paris',
+      '--time-zone-column',
+      'tz',
+    ];
+    // The dry run's first rows show each send time on the recipient's own clock.
+    const dry = await replyflow(env, [...create, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(new RegExp(`^3 +336•••••002 +${date}T10:00:00-0[45]:00 `, 'm'));
+    expect(dry.stdout).toMatch(new RegExp(`^2 +336•••••001 +${date}T10:00:00\\+0[12]:00 `, 'm'));
+    const created = await replyflow(env, create);
+    expect(created.code, created.stderr).toBe(0);
+    const meta = (await loop.store.getCampaign({ location, name: 'zones' }))!;
+    expect(meta.timeZoneColumn).toBe('tz');
+    const recordOf = async (phone: string) =>
+      (await loop.store.findRecipient(meta, phone))?.entry.record;
+    expect(await recordOf(paris)).toMatchObject({ state: 'scheduled', due: parisTen });
+    expect(await recordOf(noZone)).toMatchObject({ state: 'scheduled', due: parisTen });
+    expect(await recordOf(newYork)).toMatchObject({
+      state: 'scheduled',
+      due: newYorkTen,
+      timeZone: 'America/New_York',
+    });
+
+    // 10:00 in Paris: the Paris recipients start, New York's waits for 10:00 there.
+    clock.set(parisTen);
+    await loop.app.fireDueCampaigns!();
+    await waitFor(async () => (await smsCounts([paris, noZone])).every((n) => n >= 1), {
+      timeout: 20_000,
+      interval: 100,
+      message: 'the Paris recipients started at 10:00 in Paris',
+    });
+    await drained([newYork]);
+    expect(await loop.bodiesTo(newYork)).toEqual([]);
+    clock.set(newYorkTen - 1_000);
+    await loop.app.fireDueCampaigns!();
+    await drained([newYork]);
+    expect(await loop.bodiesTo(newYork)).toEqual([]);
+    clock.set(newYorkTen);
+    await loop.app.fireDueCampaigns!();
+    await loop.waitForBodies(newYork, 1, 20_000);
+    expect((await loop.store.getConversation({ location, phone: newYork }))?.startedAt).toBe(
+      newYorkTen,
+    );
+  }, 120_000);
+
   it('prints no phone number in full, on stdout or stderr', () => {
-    const written = [...appointmentPhones, '33618100001', '33618100002', '33618100003'];
+    const written = [
+      ...appointmentPhones,
+      '33618100001',
+      '33618100002',
+      '33618100003',
+      '33618500001',
+      '33618500002',
+      '33618500003',
+    ];
     expect(output.linesWithFullNumbers(written)).toEqual([]);
   });
 });
