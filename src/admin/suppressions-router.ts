@@ -2,6 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import type { LocationConfig } from '../app/config.ts';
+import { allowLongBody } from '../app/create-hardened-server.ts';
 import { ValidationError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
@@ -13,6 +14,7 @@ import {
   maxReasonLength,
   type RejectedRow,
 } from '../suppressions/import-suppressions.ts';
+import { suppressionEvent, wantsEvents } from '../suppressions/suppression-event.ts';
 import { writeSuppressions } from '../suppressions/write-suppressions.ts';
 import { requestLocation } from './request-location.ts';
 
@@ -34,13 +36,15 @@ const querySchema = z.object({
 
 /**
  * `/admin/suppressions` (mounted behind the admin token): a location's opt-outs in and out.
- * - `POST` with a CSV body (`content-type: text/csv`), streamed into the list, never held whole:
+ * - `POST` with a CSV body (`content-type: text/csv`), streamed into the list, never held whole
+ *   and not held to the request timeout (`allowLongBody`: cut when it stalls 30 s):
  *   `{ location, imported, existing, rejected: [{ line, reason }] (the first 100), rejectedCount }`;
  * - `GET`: the list, streamed as CSV (`text/csv`, the default) or JSON lines
  *   (`application/x-ndjson`), per `Accept`;
  * - `DELETE /:phone`: 204, or 404 when the phone is not on the list.
  * `?location=` names the location when several are configured. Numbers are masked in every
- * answer and log line.
+ * answer and log line. A location with subscriptions gets an `optout` event for each phone an
+ * import adds and an `optin` for a phone removed, queued with the change (issue 24).
  */
 export function createSuppressionsRouter(options: SuppressionsRouterOptions): Router {
   const { store, logger } = options;
@@ -53,6 +57,9 @@ export function createSuppressionsRouter(options: SuppressionsRouterOptions): Ro
       res.status(415).json({ error: 'send the opt-outs as CSV: content-type: text/csv' });
       return;
     }
+    // Read at the store's pace, as a campaign's upload: a large list outlasts the server's 8 s
+    // request timeout, which would cut it half imported.
+    allowLongBody(req);
     const rejected: RejectedRow[] = [];
     try {
       const summary = await importSuppressions(store, req, {
@@ -61,6 +68,7 @@ export function createSuppressionsRouter(options: SuppressionsRouterOptions): Ro
         defaultCountry: location.config.defaultCountry,
         reason: location.reason,
         now: options.now(),
+        optoutEvents: wantsEvents(location.config.events, 'optout'),
         onRejected: (row) => {
           if (rejected.length < rejectedShown) rejected.push(row);
         },
@@ -127,7 +135,11 @@ export function createSuppressionsRouter(options: SuppressionsRouterOptions): Ro
       return;
     }
     try {
-      const removed = await store.removeSuppression({ location: location.config.name, phone });
+      const name = location.config.name;
+      const optin = wantsEvents(location.config.events, 'optin')
+        ? suppressionEvent('optin', name, phone, options.now(), { source: 'api' })
+        : undefined;
+      const removed = await store.removeSuppression({ location: name, phone }, optin);
       const masked = maskPhone(phone);
       if (!removed) {
         res.status(404).json({

@@ -10,6 +10,7 @@ import { normalizePhone } from '../provider/normalize-phone.ts';
 import type { Store } from '../store/store.ts';
 import type { Suppression } from '../store/suppression.ts';
 import { importSuppressions, maxReasonLength } from '../suppressions/import-suppressions.ts';
+import { suppressionEvent, wantsEvents } from '../suppressions/suppression-event.ts';
 import { writeSuppressions } from '../suppressions/write-suppressions.ts';
 import { formatTable } from './format-table.ts';
 import { openDeploymentStore } from './open-deployment-store.ts';
@@ -120,6 +121,7 @@ async function importFile(
         defaultCountry: location.defaultCountry,
         reason: options.reason,
         now: Date.now(),
+        optoutEvents: wantsEvents(location.events, 'optout'),
         onRejected: ({ line, reason }) => process.stderr.write(`line ${line}: ${reason}\n`),
       }),
   );
@@ -190,7 +192,13 @@ async function removePhone(config: AppConfig, written: string, options: Where): 
   const removed = await withStore(
     config,
     'replyflow suppressions remove writes the list',
-    (store) => store.removeSuppression({ location: location.name, phone }),
+    (store) => {
+      // The location's subscriptions hear the opt-in, as they would a texted START.
+      const optin = wantsEvents(location.events, 'optin')
+        ? suppressionEvent('optin', location.name, phone, Date.now(), { source: 'cli' })
+        : undefined;
+      return store.removeSuppression({ location: location.name, phone }, optin);
+    },
   );
   const masked = maskPhone(phone);
   if (!removed) {

@@ -249,9 +249,11 @@ export interface Store extends CampaignStore, EventOutbox {
    * Puts phones on a location's suppression list, each with its time and reason and `source`
    * (the opt-outs a team brings along). A phone already on the list is left exactly as it is,
    * its time, reason and source (a re-import does not make an older opt-out newer), and
-   * counted as `existing`. On Redis one pipeline per partition (each in one slot, so on one
-   * node of a Cluster); a call is not atomic as a whole, but each entry is, and a repeat is
-   * harmless.
+   * counted as `existing`. An entry with an `event` (its `optout`, issue 24) has it queued in
+   * its partition's event outbox in the same atomic step as the entry, due at the event's
+   * `timestamp`, only when the entry is added: an opt-out already there sends nothing again.
+   * On Redis one pipeline per partition (each in one slot, so on one node of a Cluster); a call
+   * is not atomic as a whole, but each entry is, and a repeat is harmless.
    */
   addSuppressions(
     location: string,
@@ -262,10 +264,11 @@ export interface Store extends CampaignStore, EventOutbox {
   /**
    * Takes the phone off the location's suppression list and, in the same atomic call, clears
    * the `suppressed` flag of its conversation record if it has one (an ended record then gets
-   * the retention's TTL, as an opt-in's would). Resolves false when the phone was not on the
-   * list.
+   * the retention's TTL, as an opt-in's would). With `event` (its `optin`, issue 24), queues it
+   * in the partition's event outbox in that same call, due at its `timestamp`, only when the
+   * phone was on the list. Resolves false when the phone was not on the list.
    */
-  removeSuppression(key: ConversationKey): Promise<boolean>;
+  removeSuppression(key: ConversationKey, event?: OutboundEvent): Promise<boolean>;
 
   /**
    * A location's suppression list, in batches of about `batchSize` (default 500), in no

@@ -1,3 +1,4 @@
+import type { OutboundEvent } from '../events/outbound-event.ts';
 import { storableJson } from './storable-json.ts';
 
 /**
@@ -19,8 +20,13 @@ export interface Suppression {
   source?: SuppressionSource;
 }
 
-/** What an import gives for one phone; `addSuppressions` adds the source. */
-export type SuppressionEntry = Pick<Suppression, 'phone' | 'at' | 'reason'>;
+/**
+ * What an import gives for one phone; `addSuppressions` adds the source. `event`: its `optout`
+ * outbound event (issue 24), queued with the entry when it is added (not when it was there).
+ */
+export type SuppressionEntry = Pick<Suppression, 'phone' | 'at' | 'reason'> & {
+  event?: OutboundEvent;
+};
 
 /** What `addSuppressions` did: entries it wrote, and entries already there (kept as they were). */
 export interface SuppressionsAdded {

@@ -6,6 +6,7 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import type { Store } from '../store/store.ts';
 import type { SuppressionEntry } from '../store/suppression.ts';
+import { suppressionEvent } from './suppression-event.ts';
 
 export interface ImportSuppressionsOptions {
   location: string;
@@ -21,6 +22,11 @@ export interface ImportSuppressionsOptions {
   onRejected?: (rejected: RejectedRow) => void;
   /** Rows per store call (default 500). */
   batchSize?: number;
+  /**
+   * Queue an `optout` outbound event for each phone put on the list (the location has
+   * subscriptions that want it), with the entry in the store: none for a phone already there.
+   */
+  optoutEvents?: boolean;
 }
 
 /** A row left out of an import: its line (1 is the header) and why. */
@@ -46,7 +52,8 @@ export const maxReasonLength = 200;
  * others ignored; a BOM and the header's case and spaces do not matter) as a stream, and puts
  * each phone on the location's suppression list, in batches: the file is never held whole.
  * A row whose phone, time or reason cannot be used is left out and told to `onRejected`; the
- * others are imported. A file with no `phone` column is refused (`ValidationError`
+ * others are imported. With `optoutEvents`, each phone put on the list (not one already there)
+ * has its `optout` outbound event queued with it. A file with no `phone` column is refused (`ValidationError`
  * `INPUT_INVALID`) before anything is written. Numbers are read as a reply's `from` is (any
  * valid or possible number, `defaultCountry` for the national form): an opt-out too many
  * harms nobody.
@@ -161,5 +168,15 @@ function entryOf(
   if (reason !== undefined && reason.length > maxReasonLength) {
     return `reason is longer than ${maxReasonLength} characters`;
   }
-  return { phone, at, ...(reason && { reason }) };
+  const entry = { phone, at, ...(reason && { reason }) };
+  if (!options.optoutEvents) return entry;
+  const payload = {
+    source: options.source,
+    optedOutAt: new Date(at).toISOString(),
+    ...(reason && { reason }),
+  };
+  return {
+    ...entry,
+    event: suppressionEvent('optout', options.location, phone, options.now, payload),
+  };
 }

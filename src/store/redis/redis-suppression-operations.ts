@@ -1,12 +1,20 @@
 import { conversationId, parseConversationId } from '../conversation-id.ts';
 import type { Store } from '../store.ts';
 import { type Suppression, suppressionOf, suppressionValue } from '../suppression.ts';
+import { eventValue } from './event-value.ts';
 import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 type SuppressionOperations = Pick<
   Store,
   'isSuppressed' | 'markOptedOut' | 'addSuppressions' | 'removeSuppression' | 'listSuppressions'
 >;
+
+/** A `SET NX` of a suppression, and the event queued with it: [events, due, id, value, due time]. */
+type Write = [
+  key: string,
+  value: string,
+  event?: [events: string, due: string, id: string, value: string, at: number],
+];
 
 /** Marks the conversation id in a `suppressed:` key (after the partition's hash tag). */
 const idMarker = '}:suppressed:';
@@ -18,16 +26,30 @@ const idMarker = '}:suppressed:';
 export function redisSuppressionOperations(context: RedisStoreContext): SuppressionOperations {
   const { redis, keys } = context;
 
-  /** One `SET NX` per entry, in one pipeline per partition; on a Cluster the pipelines go at once. */
-  async function setMissing(writes: Array<[key: string, value: string]>[]): Promise<boolean[]> {
+  /**
+   * One `SET NX` per entry (`add-suppression-3` for one with an event to queue), in one
+   * pipeline per partition; on a Cluster the pipelines go at once.
+   */
+  async function setMissing(writes: Write[][]): Promise<boolean[]> {
     const replies = await Promise.all(
       writes.map(async (group) => {
         const pipeline = redis.pipeline();
-        for (const [key, value] of group) pipeline.set(key, value, 'NX');
+        for (const [key, value, event] of group) {
+          if (!event) pipeline.set(key, value, 'NX');
+          else {
+            const [events, due, id, eventJson, at] = event;
+            context.scripts.queue(
+              pipeline,
+              'add-suppression',
+              [key, events, due],
+              [value, id, eventJson, at],
+            );
+          }
+        }
         const results = (await pipeline.exec()) ?? [];
         const failed = results.find(([error]) => error);
         if (failed) throw failed[0];
-        return results.map(([, reply]) => reply === 'OK');
+        return results.map(([, reply]) => reply === 'OK' || reply === 1);
       }),
     );
     return replies.flat();
@@ -46,12 +68,22 @@ export function redisSuppressionOperations(context: RedisStoreContext): Suppress
     },
 
     async addSuppressions(location, entries, source) {
-      const byPartition = new Map<number, Array<[string, string]>>();
+      const byPartition = new Map<number, Write[]>();
       for (const entry of entries) {
         const c = keys.conversation({ location, phone: entry.phone });
         const group = byPartition.get(c.number) ?? [];
         const value = suppressionValue({ at: entry.at, reason: entry.reason, source });
-        group.push([c.suppressed, value]);
+        const { event } = entry;
+        if (!event) group.push([c.suppressed, value]);
+        else {
+          const p = keys.partition(c.number);
+          const due = Date.parse(event.timestamp);
+          group.push([
+            c.suppressed,
+            value,
+            [p.events, p.eventsDue, event.id, eventValue(event, due), due],
+          ]);
+        }
         byPartition.set(c.number, group);
       }
       if (byPartition.size === 0) return { added: 0, existing: 0 };
@@ -62,13 +94,20 @@ export function redisSuppressionOperations(context: RedisStoreContext): Suppress
       return { added, existing: written.length - added };
     },
 
-    async removeSuppression(key) {
+    async removeSuppression(key, event) {
       const c = keys.conversation(key);
+      const p = keys.partition(c.number);
+      const due = event ? Date.parse(event.timestamp) : 0;
       const removed = await withStoreErrors('removeSuppression', () =>
         context.scripts.run(
           'remove-suppression',
-          [c.suppressed, c.record],
-          [context.retention.conversationsMs],
+          [c.suppressed, c.record, p.events, p.eventsDue],
+          [
+            context.retention.conversationsMs,
+            event?.id ?? '',
+            event ? eventValue(event, due) : '',
+            due,
+          ],
         ),
       );
       return removed === 1;

@@ -76,6 +76,7 @@ export type ScriptName =
   | 'claim-due-timers'
   | 'reserve-send-slot'
   | 'remove-suppression'
+  | 'add-suppression'
   | 'push-dead-letter'
   | 'upsert-recipients'
   | 'sweep-recipients'

@@ -129,6 +129,44 @@ export function eventOutboxContract(store: () => Store): void {
       expect(replayed?.gaveUpOn).toBeUndefined();
     });
 
+    it("queues an operator's optout with the suppression it adds, and its optin with the removal, only when the list changes", async () => {
+      const phone = '33612349901';
+      const partition = store().partitionOf(phone);
+      const optout = {
+        ...outboundEvent(phone, 'evt_optout_1', 'optout'),
+        timestamp: new Date(t0 + 5).toISOString(),
+      };
+      const again = { ...optout, id: 'evt_optout_2' };
+      const first = await store().addSuppressions(
+        location,
+        [{ phone, at: t0, event: optout }],
+        'api',
+      );
+      expect(first).toEqual({ added: 1, existing: 0 });
+      // Already on the list: nothing changes, nothing is queued.
+      const repeat = await store().addSuppressions(
+        location,
+        [{ phone, at: t0, event: again }],
+        'api',
+      );
+      expect(repeat).toEqual({ added: 0, existing: 1 });
+      const claimed = await store().claimDueEvents(partition, t0 + 5, leaseMs, 10);
+      expect(claimed.map((c) => [c.event, c.queuedAt])).toEqual([[optout, t0 + 5]]);
+      await store().settleEvent(partition, optout.id, { delivered: true }, t0 + 5);
+
+      const optin = {
+        ...outboundEvent(phone, 'evt_optin_1', 'optin'),
+        timestamp: new Date(t0 + 9).toISOString(),
+      };
+      expect(await store().removeSuppression({ location, phone }, optin)).toBe(true);
+      const missing = { ...optin, id: 'evt_optin_2' };
+      expect(await store().removeSuppression({ location, phone }, missing)).toBe(false);
+      const [queued, ...more] = await store().claimDueEvents(partition, t0 + 9, leaseMs, 10);
+      expect(more).toEqual([]);
+      expect(queued?.event).toEqual(optin);
+      expect(await store().isSuppressed({ location, phone })).toBe(false);
+    });
+
     it('lists queued events soonest due first, phones masked', async () => {
       const { partition, phone } = await commitEvents(store());
       await store().claimDueEvents(partition, t0, leaseMs, 1);

@@ -5,11 +5,18 @@
   retention's TTL, as an opt-in's commit would give it (a suppressed record is kept without
   one). The record's JSON is not decoded: cjson would change a bot's snapshot (`[]` would come
   back `{}`); the flag is found by walking the JSON's strings and brackets to its top level.
+  With an event (the opt-in's, issue 24), queues it into the partition's event outbox when the
+  phone was on the list.
 
   Input:
     KEYS[1] suppression of the phone
     KEYS[2] conversation value (conversation-value.ts)
+    KEYS[3] outbound events of the partition (hash: id → event value, event-value.ts)
+    KEYS[4] their due times (zset: id → due, ms)
     ARGV[1] an ended record's TTL (ms): the retention
+    ARGV[2] the event's id, or '' for none
+    ARGV[3] the event's value
+    ARGV[4] when it is due (ms)
   Output:
     1 when the phone was on the list, 0 otherwise
 ]]
@@ -51,6 +58,9 @@ local function memberValueAt(json, name)
 end
 
 local removed = redis.call('DEL', KEYS[1])
+if removed == 1 and ARGV[2] ~= '' and redis.call('HSETNX', KEYS[3], ARGV[2], ARGV[3]) == 1 then
+  redis.call('ZADD', KEYS[4], tonumber(ARGV[4]), ARGV[2])
+end
 local seq, applied, timers, messages, record, transcript =
   conversationParts(redis.call('GET', KEYS[2]))
 if record and record ~= '' then
