@@ -88,8 +88,8 @@ const envSchema = z.object({
   REPLYFLOW_LOCATION: z.string().default('default'),
   /** Secret path segment of that location's webhook URL. */
   REPLYFLOW_WEBHOOK_SECRET: z.string().optional(),
-  /** Country for national-form phone numbers (FR, BE, …). */
-  REPLYFLOW_DEFAULT_COUNTRY: z.string().optional(),
+  /** Country for national-form phone numbers (FR, BE, …): checked in every mode, `dev` included. */
+  REPLYFLOW_DEFAULT_COUNTRY: countryCode.optional(),
   /** Requests per second for that location's key pair. */
   REPLYFLOW_RATE_LIMIT: z.coerce.number().optional(),
   /**
@@ -295,6 +295,8 @@ export interface AppConfig {
   resultsRetentionMs?: number;
   /** REPLYFLOW_EVENTS_URL's subscription, for the location `replyflow dev` makes when none is configured. */
   events?: EventSubscription[];
+  /** REPLYFLOW_DEFAULT_COUNTRY, for the location `replyflow dev` makes when none is configured (else FR). */
+  defaultCountry?: string;
 }
 
 /**
@@ -346,6 +348,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env): Promise<
     retentionMs: vars.REPLYFLOW_RETENTION,
     resultsRetentionMs: vars.REPLYFLOW_RESULTS_RETENTION,
     ...(!vars.REPLYFLOW_CONFIG && { events: eventsFromEnv(vars) }),
+    ...(vars.REPLYFLOW_DEFAULT_COUNTRY && { defaultCountry: vars.REPLYFLOW_DEFAULT_COUNTRY }),
   };
 }
 

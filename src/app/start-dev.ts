@@ -97,7 +97,7 @@ export async function startDev(
             apiKeyId: 'dev',
             apiKeySecret: 'dev',
             webhookSecret: randomBytes(16).toString('hex'),
-            defaultCountry: 'FR',
+            defaultCountry: base.defaultCountry ?? 'FR',
             rateLimitPerSecond: 50,
             ...(base.events && { events: base.events }),
           },

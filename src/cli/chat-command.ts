@@ -26,7 +26,7 @@ export function registerChatCommand(program: Command): void {
     .addOption(
       new Option(
         '--phone <number>',
-        "the person's number (national numbers read as French)",
+        "the person's number (national numbers read in REPLYFLOW_DEFAULT_COUNTRY, else as French)",
       ).default('+33612345678'),
     )
     .addOption(new Option('--input <json>', 'start input of the bot, as JSON').argParser(json))
@@ -87,8 +87,10 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
     import('../app/format-state-value.ts'),
     import('../conversation/check-start-input.ts'),
   ]);
-  const phone = normalizePhone(options.phone, { defaultCountry: 'FR' });
   const config = { ...(await loadConfig(process.env)), port: 0 };
+  const phone = normalizePhone(options.phone, {
+    defaultCountry: (config.defaultCountry ?? 'FR') as 'FR',
+  });
   const logger = createLogger({
     level: options.logLevel,
     pretty: { colorize: useColor(process.stderr) },

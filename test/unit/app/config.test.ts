@@ -117,6 +117,16 @@ describe('loadConfig', () => {
     expect(config.locations[0]?.webhookSecret).toBe(`${hex}-_Az`);
   });
 
+  it('refuses a default country that is no ISO code in every mode, dev included, and gives it to dev', async () => {
+    // `replyflow dev` (no key pair, no location) took France silently; start refused it.
+    for (const env of [{}, single]) {
+      await expect(loadConfig({ ...env, REPLYFLOW_DEFAULT_COUNTRY: 'France' })).rejects.toThrow(
+        /REPLYFLOW_DEFAULT_COUNTRY must be an ISO 3166 country code such as FR/,
+      );
+    }
+    expect((await loadConfig({ REPLYFLOW_DEFAULT_COUNTRY: 'BE' })).defaultCountry).toBe('BE');
+  });
+
   it('refuses a REDIS_URL that is no Redis address, in one line that does not repeat it', async () => {
     // ioredis read `notaurl` as a host name and retried it ten times a second for ever.
     for (const url of [
