@@ -15,7 +15,7 @@ import { startConversation } from '../../../src/conversation/start-conversation.
 import { createLogger } from '../../../src/observability/logger.ts';
 import { systemClock } from '../../../src/scheduler/clock.ts';
 import echo from '../../fixtures/bots/echo-bot.ts';
-import { sentByPhone } from '../../support/echo-load.ts';
+import { processedCount, sentByPhone } from '../../support/echo-load.ts';
 import { expectNoFullPhoneNumber, LogCapture } from '../../support/log-capture.ts';
 import {
   location,
@@ -68,12 +68,17 @@ function cliCsv(): { text: string; badLines: number[] } {
   return { text: `${lines.join('\n')}\n`, badLines };
 }
 
-/** Runs the real `replyflow` binary with the loop's environment (REDIS_URL, prefix, location). */
+/** Runs the real `replyflow suppressions …` with the loop's environment (REDIS_URL, prefix, location). */
 function replyflow(env: Record<string, string>, args: string[]) {
+  return cli(env, ['suppressions', ...args]);
+}
+
+/** Runs the real `replyflow` binary with the loop's environment. */
+function cli(env: Record<string, string>, args: string[]) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      ['bin/replyflow.js', 'suppressions', ...args],
+      ['bin/replyflow.js', ...args],
       { cwd: root, env, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         for (const line of stderr.split('\n')) logs.add(line);
@@ -98,7 +103,7 @@ async function drained(loop: ReplyLoop, phones: string[]): Promise<void> {
       );
       return pending.every((n) => n === 0);
     },
-    { timeout: 60_000, interval: 200, message: `${phones.length} conversations drained` },
+    { timeout: 180_000, interval: 1_000, message: `${phones.length} conversations drained` },
   );
 }
 
@@ -181,7 +186,7 @@ describe('opt-outs imported before a campaign (real Redis, the emulator, the CLI
     );
   };
 
-  it('imports 2,000 opt-outs from a CSV file with the CLI and 2,000 with the admin API: none of those numbers receives anything, and export gives them back with their reasons', async () => {
+  it('imports 2,000 opt-outs from a CSV file with the CLI and 2,000 with the admin API; a campaign over the first 2,000 and 1,000 others skips exactly those 2,000 (opted_out): none of the 4,000 receives anything, the others do, and export gives them back with their reasons', async () => {
     const { text, badLines } = cliCsv();
     const file = join(dir, 'optouts.csv');
     writeFileSync(file, text);
@@ -221,18 +226,56 @@ describe('opt-outs imported before a campaign (real Redis, the emulator, the CLI
       expect(refused.status, phone).toBe(409);
       expect(refused.body).toMatchObject({ error: 'opted_out' });
     }
-    // A bot-initiated start through the engine, to every one of them: nothing is sent.
-    const everyone = [...viaCli, ...viaApi];
+    // A campaign over the 2,000 numbers imported with the CLI and 1,000 others, created with
+    // the CLI and fired by the runner: the 2,000 are skipped, opted_out, the others start.
+    const others = phonesFrom('3361260').slice(0, 1_000);
+    const campaignFile = join(dir, 'spring.csv');
+    writeFileSync(
+      campaignFile,
+      ['phone', ...[...viaCli, ...others].map((phone) => `+${phone}`)].join('\n'),
+    );
+    const sentBefore = await processedCount(loop.emulator.url);
+    const created = await cli(env, [
+      'campaigns',
+      'create',
+      'spring',
+      '--bot',
+      'echo',
+      '--file',
+      campaignFile,
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(/^ {2}opted out +2,?000$/m);
+    const spring = { location, name: 'spring' };
+    await waitFor(
+      async () => {
+        const counts = await loop.store.campaignCounts(spring);
+        return (counts.scheduled ?? 0) + (counts.held ?? 0) === 0;
+      },
+      { timeout: 60_000, interval: 200, message: 'the campaign fired' },
+    );
+    expect(await loop.store.campaignCounts(spring)).toEqual({
+      started: 1_000,
+      'skipped:opted_out': 2_000,
+    });
+    // A bot-initiated start through the engine to each number imported with the admin API.
     const now = Date.now();
     await Promise.all(
-      everyone.map((phone) =>
-        startConversation(loop.store, { location, phone, botId: 'echo', now }),
-      ),
+      viaApi.map((phone) => startConversation(loop.store, { location, phone, botId: 'echo', now })),
     );
-    await drained(loop, everyone);
+    const everyone = [...viaCli, ...viaApi];
+    // The others' SMS first (a cheap read of the emulator's count), then every mailbox and outbox.
+    await waitFor(async () => (await processedCount(loop.emulator.url)) >= sentBefore + 1_000, {
+      timeout: 120_000,
+      interval: 250,
+      message: "the others' 1,000 SMS",
+    });
+    await drained(loop, [...everyone, ...others]);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const sent = await sentByPhone(loop.emulator.url);
+    // Not one SMS to any of the 4,000; the 1,000 others each got the campaign's message.
     expect(everyone.filter((phone) => sent.has(phone))).toEqual([]);
+    expect(others.filter((phone) => sent.get(phone)?.length !== 1)).toEqual([]);
     expect(await loop.store.getConversation({ location, phone: viaCli[0]! })).toBeNull();
 
     const list = await exported();
@@ -269,7 +312,7 @@ describe('opt-outs imported before a campaign (real Redis, the emulator, the CLI
     expect(table.stdout.split('\n')[0]).toMatch(/^phone\s+opted out at\s+source\s+reason$/);
     expect(table.stdout).toContain("(the first 3 of paris's list");
     expect(table.stdout).toMatch(/336•••••\d{3}/);
-  }, 180_000);
+  }, 300_000);
 
   it('remove lets a number receive again; a STOP texted later keeps its own reason; START removes an imported entry', async () => {
     const [removed = '', byApi = '', texter = '', optIn = ''] = [
