@@ -19,6 +19,11 @@ export const defaultSendsInFlight = 32;
 
 /** How often a message in doubt looks for its status again until its grace ends. */
 const inDoubtRecheckMs = 1_000;
+/**
+ * How often it looks while the service does not answer: no status can come then, and 500
+ * messages in doubt looking every second cost 1,000 store calls a second for nothing.
+ */
+const inDoubtSilentRecheckMs = 5_000;
 
 export interface SenderOptions {
   store: Store;
@@ -81,7 +86,7 @@ type Outcome =
   | { kind: 'sent'; next: OutboxView; released: boolean; leaseFrom: number }
   | { kind: 'skipped'; next: OutboxView; leaseFrom: number }
   | { kind: 'failed'; leaseFrom: number }
-  | { kind: 'deferred' | 'lost' | 'expiring' };
+  | { kind: 'deferred' | 'lost' | 'expiring' | 'unrecorded' };
 
 /**
  * Since when `message` is in doubt, if it is: it heads an outbox just taken over from a holder
@@ -109,7 +114,8 @@ class HeldBack extends Error {
   constructor(
     readonly reason:
       | { kind: 'quiet'; until: number }
-      | { kind: 'changed'; view: OutboxView; at: number },
+      | { kind: 'changed'; view: OutboxView; at: number }
+      | { kind: 'lost' },
   ) {
     super(reason.kind);
   }
@@ -181,6 +187,10 @@ export function createSender(options: SenderOptions) {
         // A deferral releases the claim itself, with the conversation ready again later.
         if (outcome.kind === 'deferred') released = true;
         if (outcome.kind === 'sent') released = outcome.released;
+        // Sent, and its record failed: a release would make the head ready to go again at
+        // once. Left to its lease, the outbox is taken over, and the head is in doubt: found
+        // by its status (DESIGN §2.4).
+        if (outcome.kind === 'unrecorded') released = true;
         if (outcome.kind !== 'sent' && outcome.kind !== 'failed' && outcome.kind !== 'skipped') {
           return;
         }
@@ -243,19 +253,23 @@ export function createSender(options: SenderOptions) {
       let smsId: string;
       const sentAt = performance.now();
       try {
-        smsId = message.contact
-          ? await updateContact(message, message.contact)
-          : (
-              await gateway.send(
-                message.location,
-                { to: message.phone, body: message.body },
-                {
-                  beforeRequest: () => checkBeforeRequest(claim, message),
-                  // Bot-initiated traffic gives way to answers at the rate limit.
-                  ...(message.botInitiated && { bulk: true }),
-                },
-              )
-            ).id;
+        // The claim is kept alive while the request waits for its slot and is in flight: a
+        // live holder's outbox is never taken over and its head sent by another claim meanwhile.
+        smsId = await keepingClaim(claim, message, async () =>
+          message.contact
+            ? await updateContact(message, message.contact)
+            : (
+                await gateway.send(
+                  message.location,
+                  { to: message.phone, body: message.body },
+                  {
+                    beforeRequest: () => checkBeforeRequest(claim, message),
+                    // Bot-initiated traffic gives way to answers at the rate limit.
+                    ...(message.botInitiated && { bulk: true }),
+                  },
+                )
+              ).id,
+        );
       } catch (error) {
         if (error instanceof HeldBack) return { kind: 'held', reason: error.reason } as const;
         answers.heard(message.location, error);
@@ -277,6 +291,15 @@ export function createSender(options: SenderOptions) {
     // A failure is handled outside the window: the service took nothing to record.
     if (sent.kind === 'error') return handleFailure(claim, message, sent.error, sent.durationMs);
     if (sent.kind !== 'held') return sent;
+    if (sent.reason.kind === 'lost') {
+      // Another claim took the outbox over while this one waited for its slot: nothing was
+      // sent, and the head is the other claim's (in doubt there, so it waits for the grace).
+      logFor(message).warn(
+        { outbox: message.id },
+        'the outbox was taken over while its message waited for its rate-limit slot: not sent here',
+      );
+      return { kind: 'lost' };
+    }
     if (sent.reason.kind === 'quiet') return hold(claim, message, sent.reason.until);
     // The message is no longer the head: dropped (an opt-out came while it waited for its
     // slot), or moved. Nothing was sent; the loop goes on with the outbox as it is now.
@@ -301,8 +324,46 @@ export function createSender(options: SenderOptions) {
     const now = clock.now();
     const quietEnds = heldUntil(message, now);
     if (quietEnds !== undefined) throw new HeldBack({ kind: 'quiet', until: quietEnds });
-    const view = await store.readOutbox(claim, now);
+    // Only under a claim that still holds the outbox, its lease renewed in the same call: the
+    // request starts with a whole lease before it (and `keepingClaim` renews it meanwhile).
+    const view = await store.readOutbox(claim, now, leaseMs);
+    if (view.lostLock) throw new HeldBack({ kind: 'lost' });
     if (view.message?.id !== message.id) throw new HeldBack({ kind: 'changed', view, at: now });
+  }
+
+  /**
+   * Runs `work` (a request to the service, from its wait for a rate-limit slot to its answer)
+   * with the claim's lease renewed every third of it: a request that outlasts the lease (a
+   * slow service, a loaded process) never lets another claim take a live holder's outbox over
+   * and send its head again. A holder that dies or stalls stops renewing, and its outbox is
+   * taken over as before.
+   */
+  async function keepingClaim<T>(
+    claim: Claim,
+    message: OutboundMessage,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    let told = false;
+    const renew = () => {
+      store.renewOutbox(claim, clock.now(), leaseMs).then(
+        (result) => {
+          if (result.ok || told) return;
+          told = true;
+          logFor(message).warn(
+            { outbox: message.id },
+            'the outbox was taken over while its request was in flight (this process stalled past its lease)',
+          );
+        },
+        // A store failure: the next renewal tries again; the lease still has two thirds left.
+        () => undefined,
+      );
+    };
+    const timer = setInterval(renew, Math.max(50, Math.floor(leaseMs / 3)));
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   /** Gives the claim back with the message held until `until` (quiet hours), said once in the log. */
@@ -314,13 +375,26 @@ export function createSender(options: SenderOptions) {
     return defer(claim, message.id, message.attempts, until, { holdUntil: until });
   }
 
+  // One read of a location's latest in-doubt status at a time, shared by the heads asking.
+  const heardReads = new Map<string, Promise<number | null>>();
+  function inDoubtHeardAt(location: string): Promise<number | null> {
+    let read = heardReads.get(location);
+    if (!read) {
+      read = store.inDoubtHeardAt(location).finally(() => heardReads.delete(location));
+      heardReads.set(location, read);
+    }
+    return read;
+  }
+
   /**
    * A message in doubt (its outbox taken over from a holder that may have sent it, or a send of
    * it that may have reached the service) waits for the service's status of that send: the
    * claim looks it up (`view.sentSmsId`). The wait is the grace counted from the service's
    * first answer after the doubt began: while the service does not answer, no status can come,
-   * and the message waits on (DESIGN §2.4). Answers the deferral, or undefined once the doubt
-   * is over and the message may be sent again.
+   * and the message waits on (DESIGN §2.4); and, past it, from the latest status of a send in
+   * doubt of the location (`Store.inDoubtHeardAt`): while they keep coming, the service is
+   * still reporting what it took. Answers the deferral, or undefined once the doubt is over and
+   * the message may be sent again.
    */
   async function waitInDoubt(
     claim: Claim,
@@ -331,8 +405,16 @@ export function createSender(options: SenderOptions) {
     const since = inDoubtSince(view, message, now, inDoubtGraceMs);
     if (since === undefined) return undefined;
     const from = answers.graceFrom(message.location, since);
-    const ends = from === undefined ? undefined : from + inDoubtGraceMs;
+    let ends = from === undefined ? undefined : from + inDoubtGraceMs;
     const deadline = deadlineOf(message);
+    if (ends !== undefined && now >= ends && now < deadline) {
+      // The grace since the service answered again is over. While statuses of sends in doubt
+      // keep arriving (the service works through what it took meanwhile, or replyflow through
+      // its notifications), this one's may be among those still to come: the grace counts
+      // from the latest of them.
+      const heard = await inDoubtHeardAt(message.location);
+      if (heard !== null && heard >= since) ends = Math.max(ends, heard + inDoubtGraceMs);
+    }
     if (ends === undefined && now > deadline && answers.silent(message.location)) {
       // Sending again could only duplicate it, into a service that still does not answer.
       options.onSend?.('failed');
@@ -352,7 +434,8 @@ export function createSender(options: SenderOptions) {
     }
     // Its status usually comes within a second: look again soon rather than at the end.
     const until = ends ?? now + inDoubtGraceMs;
-    return defer(claim, message.id, message.attempts, Math.min(until, now + inDoubtRecheckMs), {
+    const recheckMs = ends === undefined ? inDoubtSilentRecheckMs : inDoubtRecheckMs;
+    return defer(claim, message.id, message.attempts, Math.min(until, now + recheckMs), {
       inDoubtSince: since,
       inDoubtUntil: until,
     });
@@ -404,7 +487,16 @@ export function createSender(options: SenderOptions) {
     const now = clock.now();
     // A sent SMS counts in its bot's tallies with the pop (once, however often it is recorded).
     const counters = message.contact ? undefined : sentCounters(message, now);
-    const result = await store.recordSent(claim, message.id, sent, now, counters);
+    let result: Awaited<ReturnType<Store['recordSent']>>;
+    try {
+      result = await recordSentRetrying(claim, message, sent, now, counters);
+    } catch (error) {
+      logFor(message).error(
+        { err: error, outbox: message.id, smsId: sent.smsId },
+        'sent, but the store did not take its record: the outbox is left to its lease, and the claim that takes it over finds the send by its status',
+      );
+      return { kind: 'unrecorded' };
+    }
     if (!result.ok) {
       logFor(message).warn(
         { outbox: message.id, smsId: sent.smsId },
@@ -413,6 +505,27 @@ export function createSender(options: SenderOptions) {
       return { kind: 'lost' };
     }
     return { kind: 'sent', next: result.nextOutbox, released: result.released, leaseFrom: now };
+  }
+
+  /**
+   * `recordSent`, tried again on a store failure (twice, 250 ms then 1 s later): the message
+   * went out, so giving up the record would send it again.
+   */
+  async function recordSentRetrying(
+    claim: Claim,
+    message: OutboundMessage,
+    sent: MessageRecord,
+    now: number,
+    counters: ReturnType<typeof sentCounters> | undefined,
+  ): Promise<Awaited<ReturnType<Store['recordSent']>>> {
+    for (const pauseMs of [250, 1_000]) {
+      try {
+        return await store.recordSent(claim, message.id, sent, now, counters);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    }
+    return store.recordSent(claim, message.id, sent, now, counters);
   }
 
   async function handleFailure(

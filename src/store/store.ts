@@ -55,8 +55,10 @@ export interface Store extends CampaignStore, EventOutbox {
    * (in array order) and mark the conversation ready. `pushed` counts only what went onto
    * mailboxes. A status item kept waiting that carries `body` also records body → sms id in
    * the conversation's unrecorded sends (an hour, capped), where a takeover looks for the send a dead
-   * sender never recorded (see `claim`). All partitions go in ONE round trip. Resolves only
-   * once durable.
+   * sender never recorded (see `claim`). When that status is of the send of a head in doubt
+   * (its outbox's head has the same body and `inDoubtSince` or `inDoubtUntil`), the time is
+   * also kept for the location (`inDoubtHeardAt`): the service is still reporting sends in
+   * doubt. All partitions go in ONE round trip. Resolves only once durable.
    *
    * `onReady` hears of the partition when the call made a conversation ready and left it to any
    * worker, unless other conversations were already due there: those were announced when they
@@ -148,8 +150,29 @@ export interface Store extends CampaignStore, EventOutbox {
 
   /** Reads, under an outbox claim, the first message and, when the "sent" guard already
    * holds an sms id for it, that id (the message must not be sent again). Like every outbox
-   * view, it first drops the head messages that must not be sent at `now` (see `OutboxView`). */
-  readOutbox(claim: Claim, now: number): Promise<OutboxView>;
+   * view, it first drops the head messages that must not be sent at `now` (see `OutboxView`).
+   *
+   * With `renewLeaseMs` (the sender's last look before `POST /sms`), the same atomic call first
+   * checks that the claim still holds the outbox and pushes its lease to `now + renewLeaseMs`:
+   * a claim another one took over meanwhile gets `{ message: null, sentSmsId: null, lostLock:
+   * true }`, and nothing is read or dropped. So a request only ever starts under a live claim,
+   * with a whole lease before it. */
+  readOutbox(claim: Claim, now: number, renewLeaseMs?: number): Promise<OutboxView>;
+
+  /**
+   * Pushes the lease of an outbox claim still held to `now + leaseMs` (the sender, while a
+   * request of its is in flight, so that no other claim takes the outbox over from a live
+   * holder). `lost-lock` when another claim took it over; nothing changes then.
+   */
+  renewOutbox(claim: Claim, now: number, leaseMs: number): Promise<CommitResult>;
+
+  /**
+   * When the latest status of a send in doubt of the location arrived (see `ingest`), or null
+   * when none did within the early statuses' hour. While they keep coming, the service is
+   * still working through sends it took while replyflow did not hear from it, and a message in
+   * doubt is not sent again (src/outbox/README.md).
+   */
+  inDoubtHeardAt(location: string): Promise<number | null>;
 
   /**
    * After the service accepted a message: atomically pop it (when it is the head), set the
@@ -389,6 +412,8 @@ export interface OutboxView {
   sentSmsId: string | null;
   /** `claim` only: the claim took the outbox over from a holder that died mid-claim. */
   takenOver?: boolean;
+  /** `readOutbox` with a lease to renew only: another claim took the outbox over; nothing was read. */
+  lostLock?: boolean;
 }
 
 export interface StepCommit {

@@ -14,6 +14,12 @@ export interface FreezableProxy {
    * requests all the same); answers flow again.
    */
   resume(): void;
+  /**
+   * Connections whose client wrote a request that the service has not answered yet (the
+   * answer goes to a client that gave up as well): 0 once the resumed service has handled
+   * every request it took.
+   */
+  unanswered(): number;
   close(): Promise<void>;
 }
 
@@ -26,12 +32,18 @@ export async function startFreezableProxy(target: URL): Promise<FreezableProxy> 
   let frozen = false;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
+  const waiting = new Set<Socket>();
   const whenRunning = (run: () => void) => (frozen ? held.push(run) : run());
 
   const server: Server = createServer((client) => {
     const upstream = connect(Number(target.port), target.hostname);
     sockets.add(client).add(upstream);
-    client.on('data', (chunk) => whenRunning(() => upstream.write(chunk)));
+    client.on('data', (chunk) => {
+      waiting.add(client);
+      whenRunning(() => upstream.write(chunk));
+    });
+    upstream.on('data', () => waiting.delete(client));
+    upstream.on('close', () => waiting.delete(client));
     // A client that gives up closes; what it wrote still reaches the service once it runs.
     client.on('end', () => whenRunning(() => upstream.end()));
     client.on('close', () => whenRunning(() => upstream.end()));
@@ -55,6 +67,7 @@ export async function startFreezableProxy(target: URL): Promise<FreezableProxy> 
       frozen = false;
       for (const run of held.splice(0)) run();
     },
+    unanswered: () => waiting.size,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

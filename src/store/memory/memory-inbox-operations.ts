@@ -63,7 +63,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       let pushed = 0;
       const claims: ClaimWithView<'inbox'>[] = [];
       for (const [partition, group] of byPartition) {
-        // As ingest-8.lua: an event already in its mailbox or its recent applied log is not
+        // As ingest-9.lua: an event already in its mailbox or its recent applied log is not
         // taken again; a status moves its record at most once.
         const known = (id: string, eventId: string) => {
           const log = state.applied.get(id);
@@ -102,6 +102,16 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
                   bodies,
                   expiresAt: now + storeLimits.earlyStatusTtlMs,
                 });
+                // As ingest-9.lua: the status of a send of the outbox's head in doubt.
+                const head = state.head<OutboundMessage>('outbox', item.event);
+                const inDoubt =
+                  head?.inDoubtSince !== undefined || head?.inDoubtUntil !== undefined;
+                if (inDoubt && head?.body === item.body) {
+                  state.inDoubtHeard.set(item.event.location, {
+                    at: now,
+                    expiresAt: now + storeLimits.earlyStatusTtlMs,
+                  });
+                }
               }
               continue;
             }

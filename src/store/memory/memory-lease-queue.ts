@@ -160,11 +160,11 @@ export class MemoryLeaseQueue {
     return this.locks.get(id)?.token === token;
   }
 
-  /** Pushes the lease of a held lock to `now + lease`. */
-  extend(id: string, partition: number, now: number): void {
+  /** Pushes the lease of a held lock to `now + lease` (the claim's own, unless `leaseMs` is given). */
+  extend(id: string, partition: number, now: number, leaseMs?: number): void {
     const lock = this.locks.get(id);
     const ready = this.readyOf(partition);
-    if (lock && ready.has(id)) ready.set(id, now + lock.leaseMs);
+    if (lock && ready.has(id)) ready.set(id, now + (leaseMs ?? lock.leaseMs));
   }
 
   /** Deletes the lock when `token` holds it; the conversation stays ready at `readyAt` if it has items. Returns whether it was ready by `now`. */

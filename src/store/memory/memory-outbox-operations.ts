@@ -18,15 +18,36 @@ function withRunId(event: StatusEvent, record: MessageRecord): StatusEvent {
   return record.runId === undefined ? rest : { ...rest, runId: record.runId };
 }
 
-type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
+type OutboxOperations = Pick<
+  Store,
+  'readOutbox' | 'renewOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound' | 'inDoubtHeardAt'
+>;
 
 /** The sender's operations on a claimed outbox, as the Redis scripts do them. */
 export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
   const { outbox, inbox } = state.queues;
 
   return {
-    async readOutbox(claim, now) {
+    async readOutbox(claim, now, renewLeaseMs) {
+      if (renewLeaseMs !== undefined) {
+        // As read-outbox-7.lua: only under a claim that still holds the outbox, its lease renewed.
+        const id = conversationId(claim);
+        if (!outbox.holds(id, claim.token))
+          return { message: null, sentSmsId: null, lostLock: true };
+        outbox.extend(id, claim.partition, now, renewLeaseMs);
+      }
       return state.outboxView(claim, now);
+    },
+
+    async renewOutbox(claim, now, leaseMs) {
+      const id = conversationId(claim);
+      if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
+      outbox.extend(id, claim.partition, now, leaseMs);
+      return { ok: true };
+    },
+
+    async inDoubtHeardAt(location) {
+      return state.inDoubtHeard.get(location)?.at ?? null;
     },
 
     async recordSent(claim, messageId, record, now, counters) {

@@ -47,6 +47,8 @@ export class MemoryState {
   readonly earlyStatuses = new Map<string, { events: string[]; expiresAt: number }>();
   /** conversation id → body → sms id of statuses for an sms not recorded as sent, and expiry (ms) */
   readonly unrecorded = new Map<string, { bodies: Map<string, string>; expiresAt: number }>();
+  /** location → when the latest status of a send in doubt came (ms), and expiry (ms) */
+  readonly inDoubtHeard = new Map<string, { at: number; expiresAt: number }>();
   /** `<partition>:<outboxMessageId>` → sms id and expiry (ms) */
   readonly sent = new Map<string, { smsId: string; expiresAt: number }>();
   /** conversation id of a phone that opted out → its suppression's value (`suppressionValue`) */
@@ -285,6 +287,9 @@ export class MemoryState {
     for (const [key, guard] of this.sent) if (guard.expiresAt <= now) this.sent.delete(key);
     for (const [key, early] of this.earlyStatuses) {
       if (early.expiresAt <= now) this.earlyStatuses.delete(key);
+    }
+    for (const [location, heard] of this.inDoubtHeard) {
+      if (heard.expiresAt <= now) this.inDoubtHeard.delete(location);
     }
     for (const [key, unrecorded] of this.unrecorded) {
       if (unrecorded.expiresAt <= now) this.unrecorded.delete(key);

@@ -44,6 +44,8 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:evt-dead / evt-dead-at          hash / zset  their dead letters: id → value, id → when;
  *                                                PX the retention from the last one
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
+ * rf:in-doubt-heard:<location>            string when the latest status of a send in doubt came (ms);
+ *                                                PX the early statuses' hour
  * rf:ready                                channel "<queue>:<partition>" when work may be ready
  * ```
  */
@@ -133,6 +135,11 @@ export function storeKeys(prefix: string, partitions: number) {
       nextSlot: `${prefix}{camp:${location}:${name}}:next-slot`,
       pausedUntil: `${prefix}{camp:${location}:${name}}:paused-until`,
     }),
+    /**
+     * When the latest status of a send in doubt of the location arrived (ms): written after an
+     * ingest that took one (ingest-9.lua), read before a message in doubt is sent again.
+     */
+    inDoubtHeard: (location: string) => `${prefix}in-doubt-heard:${location}`,
     /** A location's send schedule (shared rate limit): both keys in one slot, tagged by location. */
     sendSchedule: (location: string) => ({
       nextSlot: `${prefix}{send:${location}}:next-slot`,

@@ -32,7 +32,7 @@ export function inboxViewOf(reply: unknown[], key: ConversationKey): InboxView {
 
 /**
  * `{head message JSON, sms id, taken over, dropped JSON}`, as `claim-8.lua` (outbox) returns
- * them; `read-outbox-5.lua`, `record-sent-13.lua` and `commit-step-17.lua` answer the same with
+ * them; `read-outbox-7.lua`, `record-sent-13.lua` and `commit-step-17.lua` answer the same with
  * '' for `taken over`.
  */
 export function outboxViewOf(reply: unknown[]): OutboxView {

@@ -130,11 +130,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           p.lockPrefix('inbox'),
           p.conversationPrefix,
           p.unknownMessages,
+          p.listPrefix('outbox'),
         ];
         calls.push({ keys: scriptKeys, args });
         partitionsAsked.push(partition);
       }
-      type Reply = [number, number, ...unknown[]];
+      type Reply = [number, number, number, ...unknown[]];
       const replies = await withStoreErrors('ingest', async () => {
         // One partition (the usual notification): one call, without building a pipeline.
         if (calls.length === 1) {
@@ -154,7 +155,20 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         return results.map(([, reply]) => reply as Reply);
       });
       const claims: ClaimWithView<'inbox'>[] = [];
-      replies.forEach(([, , ...claimed], index) => {
+      // A status of a send in doubt was taken in: the service still reports such sends. Kept
+      // for the location after the ingest (another slot on a Cluster); a hint, so a failure to
+      // keep it fails nothing (the in-doubt messages then wait for their grace only).
+      if (replies.some(([, , heard]) => heard === 1)) {
+        const locations = new Set(items.filter((item) => item.body).map((i) => i.event.location));
+        await Promise.all(
+          [...locations].map((location) =>
+            redis
+              .set(keys.inDoubtHeard(location), now, 'PX', storeLimits.earlyStatusTtlMs)
+              .catch(() => undefined),
+          ),
+        );
+      }
+      replies.forEach(([, , , ...claimed], index) => {
         for (let i = 0; i + 4 < claimed.length; i += 5) {
           const key = parseConversationId(String(claimed[i]));
           claims.push({

@@ -8,25 +8,60 @@ import { messageBody, storedField } from './message-value.ts';
 import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
-type OutboxOperations = Pick<Store, 'readOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound'>;
+type OutboxOperations = Pick<
+  Store,
+  'readOutbox' | 'renewOutbox' | 'recordSent' | 'deferOutbound' | 'failOutbound' | 'inDoubtHeardAt'
+>;
 
 /** The sender's operations on a claimed outbox, over the Lua scripts. */
 export function redisOutboxOperations(context: RedisStoreContext): OutboxOperations {
   const { keys, scripts } = context;
   return {
-    async readOutbox(claim, now) {
+    async readOutbox(claim, now, renewLeaseMs) {
       const c = keys.conversation(claim);
-      const scriptKeys = [c.list('outbox'), c.record, c.suppressed, c.sends, c.messagePrefix];
+      const scriptKeys = [
+        c.list('outbox'),
+        c.record,
+        c.suppressed,
+        c.sends,
+        c.messagePrefix,
+        c.lock('outbox'),
+        c.ready('outbox'),
+      ];
       const args = [
         now,
         messageTtl(context),
         storeLimits.dropsPerView,
         storeLimits.transcriptEntries,
+        renewLeaseMs === undefined ? '' : claim.token,
+        renewLeaseMs ?? 0,
+        c.id,
       ];
-      const [head, smsId, dropped] = (await withStoreErrors('readOutbox', () =>
+      const reply = await withStoreErrors('readOutbox', () =>
         scripts.run('read-outbox', scriptKeys, args),
-      )) as unknown[];
+      );
+      if (reply === 'lost-lock') return { message: null, sentSmsId: null, lostLock: true };
+      const [head, smsId, dropped] = reply as unknown[];
       return outboxViewOf([head, smsId, '', dropped]);
+    },
+
+    async renewOutbox(claim, now, leaseMs) {
+      const c = keys.conversation(claim);
+      const reply = await withStoreErrors('renewOutbox', () =>
+        scripts.run(
+          'renew-outbox',
+          [c.lock('outbox'), c.ready('outbox')],
+          [claim.token, now + leaseMs, c.id],
+        ),
+      );
+      return commitResultOf(reply);
+    },
+
+    async inDoubtHeardAt(location) {
+      const at = await withStoreErrors('inDoubtHeardAt', () =>
+        context.redis.get(keys.inDoubtHeard(location)),
+      );
+      return at === null ? null : Number(at);
     },
 
     async recordSent(claim, messageId, record, now, counters) {

@@ -70,6 +70,7 @@ export type ScriptName =
   | 'read-transcript'
   | 'commit-step'
   | 'read-outbox'
+  | 'renew-outbox'
   | 'record-sent'
   | 'defer-outbound'
   | 'fail-outbound'

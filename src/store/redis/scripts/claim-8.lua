@@ -5,14 +5,14 @@
   push it to now + lease), so a lock still present then is taken over: the old token stops
   holding it. Conversations found with an empty list are dropped from the ready set. Then
   reads, for the claimer, the first view of the conversation, as read-inbox-3.lua (inbox) or
-  read-outbox-5.lua (outbox) would.
+  read-outbox-7.lua (outbox) would.
 
   Outbox locks have no TTL: they stay until released, so a claim that finds one was left by a
   holder that died (or stalled past its lease) mid-claim, and says so (`taken over`). Its
   head may then have been accepted by the service and never recorded. So when the head is in
   doubt (taken over, or an `inDoubtUntil` set by an earlier takeover) and has no sent guard,
   the claim looks its body up in the conversation's unrecorded sends (statuses the service
-  reported for an sms replyflow had not recorded, see ingest-8.lua) and answers with that sms
+  reported for an sms replyflow had not recorded, see ingest-9.lua) and answers with that sms
   id as if it were the sent guard's, unless that sms has been recorded since.
 
   Answers first (outbox): the ready set has two bands. An outbox waiting with bot-initiated
@@ -47,7 +47,7 @@
     '' when nothing is ready; else four per claim, for inbox {conversation id, stored
     conversation value, head event JSON, stored origin message record}, for outbox {conversation id, head message
     JSON, sms id of its sent guard (or of its unrecorded send), taken over: 1 or 0, dropped
-    JSON} (five), '' for each one missing. An outbox head is read as read-outbox-5.lua reads
+    JSON} (five), '' for each one missing. An outbox head is read as read-outbox-7.lua reads
     it: the messages that must not be sent (suppressed phone, loop guard) are dropped first.
 ]]
 local now = tonumber(ARGV[1])
@@ -57,7 +57,7 @@ local outbox = ARGV[4] == 'outbox'
 local botBand = outbox and tonumber(ARGV[8])
 local answersOnly = ARGV[9] == '1'
 
--- The claim's first view, as read-inbox-3.lua / read-outbox-5.lua read it, onto `reply`.
+-- The claim's first view, as read-inbox-3.lua / read-outbox-7.lua read it, onto `reply`.
 local function view(reply, claimed, takenOver)
   reply[#reply + 1] = claimed
   if outbox then

@@ -75,7 +75,7 @@
     {'lost-lock'} | {'stale'} | {'suppressed'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
     guard, dropped JSON} ('' = none; released: 1 or 0; the outbox head and dropped JSON only
-    when this call claimed the outbox, read as read-outbox-5.lua reads it, with '' as head when
+    when this call claimed the outbox, read as read-outbox-7.lua reads it, with '' as head when
     all of it was dropped; the record value, as stored less its transcript line, only when
     ARGV[4] left the record as it was: otherwise the caller has it)
 
@@ -178,10 +178,10 @@ if timersChanged then
 end
 
 -- The applied log, bounded by count and by time: it is what knows a redelivered event once
--- applied (ingest-8.lua). A status is not logged: a redelivered one never reaches a mailbox
+-- applied (ingest-9.lua). A status is not logged: a redelivered one never reaches a mailbox
 -- twice (it must move its message record forward).
 -- Events of no record are logged too (in a value kept for the log's window): a redelivery of
--- any event but a status is known by this log or the mailbox (ingest-8.lua).
+-- any event but a status is known by this log or the mailbox (ingest-9.lua).
 local logged = event.kind ~= 'status'
 if logged then
   local log = (applied and applied ~= '') and cjson.decode(applied) or nil

@@ -9,7 +9,7 @@
   when it is the head (then drops its body from the conversation's unrecorded sends when it
   points at this sms). These happen even when the token lost the lock, because the send did
   happen; only the lease extension needs the lock. Then reads the outbox's next view, as
-  read-outbox-5.lua would. When the outbox is empty after the pop and the token holds the lock,
+  read-outbox-7.lua would. When the outbox is empty after the pop and the token holds the lock,
   releases the claim as release-3.lua would (deletes the lock, drops the conversation from the
   outbox ready set) instead of extending the lease. A conversation with no value yet gets one
   holding the record alone, kept for the retention.
@@ -23,7 +23,7 @@
     KEYS[6] early status list of the sms
     KEYS[7] inbox list (mailbox) of the conversation
     KEYS[8] inbox ready set of the partition
-    KEYS[9] unrecorded sends of the conversation (body → sms id, see ingest-8.lua)
+    KEYS[9] unrecorded sends of the conversation (body → sms id, see ingest-9.lua)
     KEYS[10] suppression of the conversation's phone
     KEYS[11] recent sends to the phone (the loop guard's count)
     KEYS[12] message record key prefix (+ sms id)
@@ -51,7 +51,7 @@
   Output:
     {'ok', next head message JSON, sms id of its sent guard, released, dropped JSON} ('' for
     each one missing; released: 1 or 0) | {'lost-lock'}. The next head is read as
-    read-outbox-5.lua reads it. A message sent under a loop guard is counted in KEYS[11]
+    read-outbox-7.lua reads it. A message sent under a loop guard is counted in KEYS[11]
     (its time, newest first, capped at the guard's max, expiring after its window).
 ]]
 local rank = tonumber(ARGV[5])
@@ -157,7 +157,7 @@ end
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
   return {'lost-lock'}
 end
--- The next view, as read-outbox-5.lua reads it.
+-- The next view, as read-outbox-7.lua reads it.
 local dropped = {}
 local nextHead = outboxHead(KEYS[2], KEYS[10], KEYS[11], KEYS[12], tonumber(ARGV[8]), dropped,
   tonumber(ARGV[12]), tonumber(ARGV[13]), KEYS[3], tonumber(ARGV[17]))

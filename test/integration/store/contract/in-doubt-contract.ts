@@ -4,6 +4,7 @@ import {
   claimOf,
   keyOf,
   leaseMs,
+  location,
   outboundMessage,
   phonesInDistinctPartitions,
   queueOutbound,
@@ -123,6 +124,83 @@ export function inDoubtContract(store: () => Store): void {
       await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-3', 'Other')], until - 5);
       const later = await claimOf(store(), 'outbox', phone, until);
       expect(later.view).toEqual({ message: { ...message, inDoubtUntil: until }, sentSmsId: null });
+    });
+
+    it('keeps, per location, when the latest status of a send in doubt came, and no other status', async () => {
+      const [phone = '', other = ''] = phonesInDistinctPartitions(store(), 2);
+      const message = outboundMessage(phone, 'e-0:0', 'Your table is ready');
+      await queueOutbound(store(), phone, [message]);
+      await queueOutbound(store(), other, [outboundMessage(other, 'e-1:0', 'Hello')]);
+      expect(await store().inDoubtHeardAt(location)).toBeNull();
+      // A status of a head that is not in doubt (it overtook a send's record) is no such status.
+      await claimOf(store(), 'outbox', other, t0);
+      await store().ingest('n-0', [statusWithBody('s-0', other, 'sms-0', 'Hello')], t0 + 1);
+      expect(await store().inDoubtHeardAt(location)).toBeNull();
+
+      // The head's send failed in a way that may have reached the service: in doubt.
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      await store().deferOutbound(claim, message.id, 1, t0 + 1_000, {
+        inDoubtSince: t0,
+        inDoubtUntil: t0 + 30_000,
+      });
+      // Another sms's status, with another body, does not count.
+      await store().ingest('n-1', [statusWithBody('s-1', phone, 'sms-1', 'Other')], t0 + 5);
+      expect(await store().inDoubtHeardAt(location)).toBeNull();
+      // The status of its send does, with the time it came; the latest one wins.
+      await store().ingest('n-2', [statusWithBody('s-2', phone, 'sms-2', message.body)], t0 + 7);
+      expect(await store().inDoubtHeardAt(location)).toBe(t0 + 7);
+      await store().ingest('n-3', [statusWithBody('s-3', phone, 'sms-2', message.body)], t0 + 9);
+      expect(await store().inDoubtHeardAt(location)).toBe(t0 + 7);
+      const delivered = { ...statusItem('s-4', phone, 'sms-2', 'delivered'), body: message.body };
+      await store().ingest('n-4', [delivered], t0 + 11);
+      expect(await store().inDoubtHeardAt(location)).toBe(t0 + 11);
+      expect(await store().inDoubtHeardAt('lyon')).toBeNull();
+    });
+  });
+
+  describe('a live claim before and during a request', () => {
+    it('reads the head only under a claim that still holds the outbox, and renews its lease', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const message = outboundMessage(phone, 'e-0:0');
+      await queueOutbound(store(), phone, [message]);
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      // Renewed at t0 + 20 s: not claimable when the first lease would have ended.
+      expect(await store().readOutbox(claim, t0 + 20_000, leaseMs)).toEqual({
+        message,
+        sentSmsId: null,
+      });
+      expect(await store().claim('outbox', claim.partition, leaseMs, t0 + leaseMs)).toBeNull();
+      // A holder that stops renewing is taken over once the renewed lease ends…
+      const taken = await claimOf(store(), 'outbox', phone, t0 + 20_000 + leaseMs);
+      expect(taken.view.takenOver).toBe(true);
+      // …and then reads nothing, renews nothing, and is told so.
+      expect(await store().readOutbox(claim, t0 + 20_000 + leaseMs, leaseMs)).toEqual({
+        message: null,
+        sentSmsId: null,
+        lostLock: true,
+      });
+      expect(await store().renewOutbox(claim, t0 + 20_000 + leaseMs, leaseMs)).toEqual({
+        ok: false,
+        reason: 'lost-lock',
+      });
+      // Without a lease to renew, readOutbox reads as always.
+      expect(await store().readOutbox(claim, t0 + 20_000 + leaseMs)).toEqual({
+        message,
+        sentSmsId: null,
+      });
+    });
+
+    it('renews the lease of a claim still held, so that nobody takes a live holder over', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await queueOutbound(store(), phone, [outboundMessage(phone, 'e-0:0')]);
+      const claim = await claimOf(store(), 'outbox', phone, t0);
+      for (const at of [t0 + 10_000, t0 + 20_000, t0 + 30_000, t0 + 40_000]) {
+        expect(await store().renewOutbox(claim, at, leaseMs)).toEqual({ ok: true });
+        expect(
+          await store().claim('outbox', claim.partition, leaseMs, at + leaseMs - 1),
+        ).toBeNull();
+      }
+      expect(await store().nextReadyAt('outbox', claim.partition)).toBe(t0 + 40_000 + leaseMs);
     });
   });
 }

@@ -12,6 +12,10 @@
   Its body, when given, goes into the conversation's unrecorded sends (body → sms id): should
   the sender that made the request have died before recording it, the claim that takes its
   outbox over finds the sms id there instead of sending the message again (see claim-8.lua).
+  When the conversation's outbox head has that body and is in doubt (`inDoubtSince` or
+  `inDoubtUntil`: a send of it may have reached the service), the status is of that send: the
+  reply says so (`heard`), and the caller keeps the time for the location, so that the other
+  messages in doubt wait while the service keeps reporting such sends.
 
   The partition is announced when this call made a conversation ready and left it to any
   worker, unless other conversations were already due there (a backlog: see below).
@@ -30,6 +34,7 @@
     KEYS[6] inbox lock key prefix (+ conversation id)
     KEYS[7] conversation record key prefix (+ conversation id)
     KEYS[8] the partition's records of unknown sms (zset: sms id → time)
+    KEYS[9] outbox key prefix (+ conversation id)
     ARGV[1] now (ms)
     ARGV[2] the applied log's window (ms): an older log knows nothing
     ARGV[3] ready channel
@@ -46,10 +51,10 @@
               status rank, message record JSON (created as is, or merged into the existing
               one), the sms body as the service reported it ('' when unknown)
   Output:
-    {1, 0} when every item was taken in before (a redelivery), else {0, events pushed,
-    then five per claim made: conversation id, token, record JSON, head event JSON, origin
-    stored message record ('' for each one missing)} (statuses kept in an early status list are
-    not counted)
+    {1, 0, 0} when every item was taken in before (a redelivery), else {0, events pushed,
+    heard (1 when a status of the send of a head in doubt was taken in, else 0), then five per
+    claim made: conversation id, token, record JSON, head event JSON, origin stored message
+    record ('' for each one missing)} (statuses kept in an early status list are not counted)
 ]]
 -- Whether an event (its id) was taken in before: it waits in its conversation's mailbox, or
 -- its conversation's applied log (recent: within ARGV[2]) has it. The service redelivers for
@@ -84,6 +89,7 @@ local claimed = {}
 -- Conversations this call made ready and left for any worker to claim.
 local fresh = 0
 local pushed = 0
+local heard = 0
 for i = 13, #ARGV, 6 do
   local push = true
   local smsId = ARGV[i + 2]
@@ -158,6 +164,14 @@ for i = 13, #ARGV, 6 do
             redis.call('HSET', unrecorded, ARGV[i + 5], smsId)
           end
           redis.call('PEXPIRE', unrecorded, ARGV[5])
+          -- The status of a send of the outbox's head in doubt (create-sender.ts, waitInDoubt)?
+          local head = redis.call('LINDEX', KEYS[9] .. ARGV[i], 0)
+          if head and string.find(head, '"inDoubt', 1, true) then
+            local message = cjson.decode(head)
+            if (message.inDoubtSince or message.inDoubtUntil) and message.body == ARGV[i + 5] then
+              heard = 1
+            end
+          end
         end
         push = false
       end
@@ -191,9 +205,9 @@ if fresh > 0 and redis.call('ZCOUNT', KEYS[1], '-inf', ARGV[1]) <= fresh then
 end
 -- Every item taken in before: the notification is a duplicate.
 if items > 0 and taken == items then
-  return {1, 0}
+  return {1, 0, 0}
 end
-local reply = {0, pushed}
+local reply = {0, pushed, heard}
 -- The first view of each claim, as claim-8.lua reads it, once every item is in.
 for _, claim in ipairs(claimed) do
   local id = claim[1]
