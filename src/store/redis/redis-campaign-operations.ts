@@ -10,7 +10,7 @@ import type { CampaignStore } from '../campaign-store.ts';
 import { decodeRecipient, encodeRecipient } from '../recipient-value.ts';
 import { storableJson } from '../storable-json.ts';
 import { counterChangesJson } from './counter-changes-json.ts';
-import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { type RedisStoreContext, scanNodes, withStoreErrors } from './redis-store-context.ts';
 
 type CampaignOperations = Omit<CampaignStore, 'onCampaignDue'>;
 
@@ -294,7 +294,7 @@ export function redisCampaignOperations(context: RedisStoreContext): CampaignOpe
 
 /** Every key matching `pattern` (SCAN; on a Cluster, every master's). */
 async function scanKeys(redis: RedisStoreContext['redis'], pattern: string): Promise<string[]> {
-  const nodes = 'nodes' in redis && redis.isCluster ? redis.nodes('master') : [redis];
+  const nodes = await scanNodes(redis, 'scanKeys');
   const found = new Set<string>();
   for (const node of nodes) {
     let cursor = '0';

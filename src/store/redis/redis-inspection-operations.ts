@@ -5,7 +5,7 @@ import type { Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { conversationRecordOf, readConversationValue } from './conversation-value.ts';
 import { messageRecordOf } from './message-value.ts';
-import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { type RedisStoreContext, scanNodes, withStoreErrors } from './redis-store-context.ts';
 
 type InspectionOperations = Pick<
   Store,
@@ -44,7 +44,7 @@ export function redisInspectionOperations({
       const own = await withStoreErrors('getMessage', () => redis.get(c.message(smsId)));
       if (own !== null) return messageRecordOf(own, smsId, phone);
       const pattern = `${c.conversationPrefix}*:${phone}`;
-      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+      const nodes = await scanNodes(redis, 'getMessage');
       for (const node of nodes) {
         let cursor = '0';
         do {

@@ -2,7 +2,12 @@ import { parseConversationId } from '../conversation-id.ts';
 import type { ConversationRecord } from '../records.ts';
 import type { Store } from '../store.ts';
 import { conversationRecordOf } from './conversation-value.ts';
-import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import {
+  isCluster,
+  type RedisStoreContext,
+  scanNodes,
+  withStoreErrors,
+} from './redis-store-context.ts';
 
 /**
  * `scanConversations` on Redis: SCAN over the conversation records of every partition (the
@@ -16,7 +21,7 @@ export function redisScanOperations({
 }: RedisStoreContext): Pick<Store, 'scanConversations'> {
   return {
     async scanConversations(cursor, count) {
-      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+      const nodes = await scanNodes(redis, 'scanConversations');
       const [index, nodeCursor] = isCluster(redis) ? clusterCursor(cursor) : [0, cursor];
       const node = nodes[index];
       if (!node) return { cursor: '0', records: [] };

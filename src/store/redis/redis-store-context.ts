@@ -10,6 +10,17 @@ export type RedisConnection = Redis | Cluster;
 /** True for a Cluster connection (ioredis's own test: its pipelines use it too). */
 export const isCluster = (redis: RedisConnection): redis is Cluster => redis.isCluster;
 
+/**
+ * What a SCAN must go over: every master of a Cluster, or the one Redis. A Cluster client learns
+ * its masters as it connects, so a fresh one (a CLI command's first call is often a SCAN) knows
+ * none yet, and a SCAN over them would find nothing: its first call connects it first.
+ */
+export async function scanNodes(redis: RedisConnection, operation: string): Promise<Redis[]> {
+  if (!isCluster(redis)) return [redis];
+  if (redis.nodes('master').length === 0) await withStoreErrors(operation, () => redis.ping());
+  return redis.nodes('master');
+}
+
 /** What the Redis driver's operation modules share. */
 export interface RedisStoreContext {
   redis: RedisConnection;

@@ -2,7 +2,7 @@ import { conversationId, parseConversationId } from '../conversation-id.ts';
 import type { Store } from '../store.ts';
 import { type Suppression, suppressionOf, suppressionValue } from '../suppression.ts';
 import { eventValue } from './event-value.ts';
-import { isCluster, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { type RedisStoreContext, scanNodes, withStoreErrors } from './redis-store-context.ts';
 
 type SuppressionOperations = Pick<
   Store,
@@ -117,7 +117,7 @@ export function redisSuppressionOperations(context: RedisStoreContext): Suppress
       // Checks the location's form (a `*` or `:` in it would widen the pattern).
       conversationId({ location, phone: '0' });
       const pattern = keys.suppressedPattern(location);
-      const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+      const nodes = await scanNodes(redis, 'listSuppressions');
       // SCAN may answer a key twice (while the table is rehashed): each phone comes once.
       const seen = new Set<string>();
       for (const node of nodes) {
