@@ -9,6 +9,7 @@ import { parseDuration } from '../bot/parse-duration.ts';
 import { type ComplianceConfig, complianceConfigSchema } from '../compliance/compliance-config.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
 import { startEmulator } from '../emulator/start-emulator.ts';
+import { createMessagingClient } from '../provider/messaging-client.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import { createManualClock } from '../scheduler/create-manual-clock.ts';
 import { createMemoryStore } from '../store/memory/create-memory-store.ts';
@@ -63,6 +64,10 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
     },
     { clock },
   );
+  // The location's contacts group: given, or one made now in the emulated service, as an
+  // operator makes theirs, so an opt-in bot's updateContact has somewhere to go.
+  const contactGroup =
+    compliance?.group ?? (await createGroup(emulator.baseUrl, keyPair, 'Subscribers'));
   const store = createMemoryStore();
   const base = await loadConfig({ LOG_LEVEL: 'silent' });
   const config = {
@@ -76,7 +81,7 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
         webhookSecret: randomBytes(16).toString('hex'),
         defaultCountry,
         rateLimitPerSecond: 1000,
-        ...(compliance && { compliance }),
+        compliance: { ...compliance, group: contactGroup },
       },
     ],
     port: 0,
@@ -192,6 +197,15 @@ export async function createTestHarness(options: TestHarnessOptions): Promise<Te
         );
       }
     },
+    contactGroup,
+    async contacts(number) {
+      const phone = phoneOf(number);
+      await idle();
+      const held = (await (
+        await fetch(`${emulator.url}/_emulator/locations/${encodeURIComponent(location)}/contacts`)
+      ).json()) as Array<Record<string, unknown>>;
+      return held.filter((contact) => contact.contactPhoneNumber === phone.number);
+    },
     waitUntilIdle: idle,
     close() {
       closed ??= (async () => {
@@ -224,4 +238,19 @@ function complianceOf(given: ComplianceConfig | undefined) {
     (issue) => `compliance.${issue.path.map(String).join('.')}: ${issue.message}`,
   );
   throw new Error(`createTestHarness: ${problems.join('; ')}`);
+}
+
+/** Makes a group in the emulated service through its API (`POST /groups`), as an operator would. */
+async function createGroup(
+  baseUrl: string,
+  keyPair: { id: string; secret: string; location: string },
+  name: string,
+): Promise<number> {
+  const client = createMessagingClient({
+    baseUrl,
+    keyId: keyPair.id,
+    keySecret: keyPair.secret,
+    location: keyPair.location,
+  });
+  return (await client.groups.create(name)).id;
 }

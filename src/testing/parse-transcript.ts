@@ -14,6 +14,7 @@ export type TranscriptStep = { line: number } & (
   | { kind: 'fail-next-delivery'; reason: string }
   | { kind: 'state'; state: string }
   | { kind: 'result'; fields: Record<string, unknown> }
+  | { kind: 'contact'; fields: Record<string, unknown> | null }
 );
 
 /** A parsed transcript: where the clock starts (`@now`) and the steps in order. */
@@ -39,8 +40,8 @@ export const defaultTranscriptPhone = '33600000001';
  * Reads a transcript (see docs/writing-bots.md, "Transcripts"). Each line is a comment (`#`),
  * blank, a message (`> ` the person sends, `< ` the bot's next SMS, exactly or `/regex/flags`),
  * a continuation (`| ` adds a new line to the message above), or a directive (`@phone`, `@now`,
- * `@start`, `@advance`, `@fail-next-delivery`, `@state`, `@result`). Every problem is reported at
- * once.
+ * `@start`, `@advance`, `@fail-next-delivery`, `@state`, `@result`, `@contact`). Every problem is
+ * reported at once.
  *
  * @example
  * parseTranscript('@start appointment {"name":"Ana"}\n< /^Bonjour Ana/\n> oui\n@state ended', 'ana.transcript');
@@ -151,9 +152,30 @@ export function parseTranscript(source: string, file: string, defaultCountry = '
         }
         return void steps.push({ line, kind: 'result', fields: fields as Record<string, unknown> });
       }
+      case '@contact': {
+        const example = '{"contactSubscribed":true}, or none';
+        if (needs(`the contact's fields as a JSON object, such as ${example}`)) return;
+        if (argument === 'none') return void steps.push({ line, kind: 'contact', fields: null });
+        let fields: unknown;
+        try {
+          fields = JSON.parse(argument);
+        } catch (error) {
+          return void fail(`@contact: not JSON (${(error as Error).message})`);
+        }
+        if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) {
+          return void fail(
+            `@contact takes a JSON object of the contact's fields, such as ${example}`,
+          );
+        }
+        return void steps.push({
+          line,
+          kind: 'contact',
+          fields: fields as Record<string, unknown>,
+        });
+      }
       default:
         fail(
-          `unknown directive ${directive}: use @phone, @now, @start, @advance, @fail-next-delivery, @state or @result`,
+          `unknown directive ${directive}: use @phone, @now, @start, @advance, @fail-next-delivery, @state, @result or @contact`,
         );
     }
   }

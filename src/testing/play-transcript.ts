@@ -122,6 +122,32 @@ export async function playTranscript(
         }
         return;
       }
+      case 'contact': {
+        const held = await harness.contacts(phone);
+        if (step.fields === null) {
+          if (held.length > 0) {
+            fail(step.line, `expected no contact for the phone, the service holds ${held.length}`, {
+              expected: 'none',
+              actual: JSON.stringify(held),
+            });
+          }
+          return;
+        }
+        const wanted = step.fields;
+        const match = held.find((contact) =>
+          Object.entries(wanted).every(
+            ([name, value]) => JSON.stringify(contact[name]) === JSON.stringify(value),
+          ),
+        );
+        if (!match) {
+          fail(
+            step.line,
+            `expected the service to hold a contact for the phone with ${JSON.stringify(wanted)}, it holds ${held.length === 0 ? 'none' : JSON.stringify(held)}`,
+            { expected: JSON.stringify(wanted), actual: JSON.stringify(held) },
+          );
+        }
+        return;
+      }
       case 'expect': {
         const count = taken.get(phone.number) ?? 0;
         const message = (await phone.messages())[count];

@@ -22,8 +22,9 @@ export interface TestHarnessOptions {
   logger?: Logger;
   /**
    * The location's `compliance` section, as in a config file (docs/compliance.md): quiet hours
-   * in their time zone, the loop guard, keywords and texts. Default: the defaults (no quiet
-   * hours, 10 messages a minute per phone).
+   * in their time zone, the loop guard, keywords and texts, the contacts group. Default: the
+   * defaults (no quiet hours, 10 messages a minute per phone), and as `group` a group
+   * "Subscribers" the harness makes in the emulated service (`harness.contactGroup`).
    *
    * @example
    * createTestHarness({
@@ -67,6 +68,16 @@ export interface TestHarness {
    * reasons. The bot hears it as an `sms.status` event.
    */
   failNextDelivery(phone: string | TestPhone, reason: string): Promise<void>;
+  /**
+   * The contacts the emulated service holds for the phone (`contactPhoneNumber`), in every
+   * group, each with its `groupId` and the fields a bot's `updateContact` (or an opt-out) wrote.
+   */
+  contacts(phone: string | TestPhone): Promise<Array<Record<string, unknown>>>;
+  /**
+   * The id of the location's contacts group (`compliance.group`): the one given in the options,
+   * or "Subscribers", made in the emulated service when the harness starts.
+   */
+  readonly contactGroup: number;
   /** Resolves once no event, send or status is on its way (see `waitUntilIdle`). */
   waitUntilIdle(): Promise<void>;
   /** Stops the engine and the emulator. */

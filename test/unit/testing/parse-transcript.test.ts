@@ -29,6 +29,8 @@ describe('parseTranscript', () => {
         '@state booking.asking',
         '  @state ended  ',
         '@result {"score":9,"comment":"Non, lent"}',
+        '@contact {"contactSubscribed":true}',
+        '@contact none',
       ].join('\n'),
       'x.transcript',
     );
@@ -49,6 +51,8 @@ describe('parseTranscript', () => {
       { line: 11, kind: 'state', state: 'booking.asking' },
       { line: 12, kind: 'state', state: 'ended' },
       { line: 13, kind: 'result', fields: { score: 9, comment: 'Non, lent' } },
+      { line: 14, kind: 'contact', fields: { contactSubscribed: true } },
+      { line: 15, kind: 'contact', fields: null },
     ]);
   });
 
