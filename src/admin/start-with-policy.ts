@@ -2,6 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import type { LocationConfig } from '../app/config.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
+import { checkStartInput } from '../conversation/check-start-input.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
 import { ValidationError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -130,19 +131,11 @@ export async function startWithPolicy(
       },
     };
   }
-  // Checked before anything reads it: a deep or malformed input would fail the store (DESIGN §2.8).
-  const inputProblem = jsonInputProblem(request.input, 'input');
-  if (inputProblem) return { status: 400, body: { error: inputProblem, field: 'input' } };
-  let input: unknown = request.input ?? {};
-  if (bot.input) {
-    const parsed = bot.input.safeParse(input);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const field = ['input', ...(issue?.path ?? []).map(String)].join('.');
-      return { status: 400, body: { error: `${field}: ${issue?.message ?? 'is invalid'}`, field } };
-    }
-    input = parsed.data;
-  }
+  // Checked before anything reads it: a deep or malformed input would fail the store (DESIGN §2.8),
+  // then against the bot's schema.
+  const checked = checkStartInput(bot, request.input);
+  if (!checked.ok) return { status: 400, body: { error: checked.error, field: checked.field } };
+  const { input } = checked;
   if (request.key === undefined && scheduleFields.some((field) => request[field] !== undefined)) {
     return {
       status: 400,

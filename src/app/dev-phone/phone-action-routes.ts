@@ -1,13 +1,13 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
+import { checkStartInput } from '../../conversation/check-start-input.ts';
 import { startConversation } from '../../conversation/start-conversation.ts';
 import { EmulatorApiError } from '../../emulator/emulator-api-error.ts';
 import { nextFailureReasons } from '../../emulator/next-failures.ts';
 import { simulateReply } from '../../emulator/simulate-reply.ts';
 import { maskPhone } from '../../observability/mask-phone.ts';
 import { normalizePhone } from '../../provider/normalize-phone.ts';
-import { jsonInputProblem } from '../../store/json-input-problem.ts';
 import type { DevBots, DevRouterOptions } from '../create-dev-router.ts';
 import { toConversationView } from './conversation-view.ts';
 import type { DevPhoneJournal } from './dev-phone-journal.ts';
@@ -20,14 +20,9 @@ const phoneSchema = z.object({ phone: z.string().min(1, 'type a phone number') }
 const startSchema = z.object({
   bot: z.string().min(1),
   phone: z.string().min(1),
-  // What the store cannot hold (too deep, a lone surrogate) is refused here, with its path.
-  input: z
-    .unknown()
-    .optional()
-    .superRefine((value, ctx) => {
-      const problem = jsonInputProblem(value, 'input');
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
-    }),
+  // Checked with the bot's schema once the bot is known (checkStartInput), as the admin API
+  // does; absent, the bot's `exampleInput`.
+  input: z.unknown().optional(),
 });
 const bodySchema = z.object({ body: z.string().trim().min(1, 'type a message').max(1600) });
 const broadcastSchema = z.object({ body: z.string().trim().min(1).max(1600).optional() });
@@ -106,10 +101,20 @@ export function phoneActionRoutes(deps: Deps): Router {
     const phone = parsed && toDigits(parsed.phone, res);
     if (!parsed || !phone) return;
     const registry = deps.bots.registry();
-    if (!registry.bots.has(parsed.bot)) {
+    const bot = registry.bots.get(parsed.bot);
+    if (!bot) {
       res
         .status(404)
         .json({ error: `no bot '${parsed.bot}'; loaded: ${[...registry.bots.keys()].join(', ')}` });
+      return;
+    }
+    // No input given: the bot's example input, as the page's form is filled with.
+    const checked = checkStartInput(
+      bot,
+      parsed.input === undefined ? bot.exampleInput : parsed.input,
+    );
+    if (!checked.ok) {
+      res.status(400).json({ error: checked.error, field: checked.field });
       return;
     }
     const active = await store.getConversation({ location, phone });
@@ -131,7 +136,7 @@ export function phoneActionRoutes(deps: Deps): Router {
       location,
       phone,
       botId: parsed.bot,
-      input: parsed.input,
+      input: checked.input,
       now: clock.now(),
     });
     watch.poke();

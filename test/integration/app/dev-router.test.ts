@@ -105,6 +105,16 @@ describe('the dev phone API (replyflow dev)', () => {
       (await api.post(`/dev/phones/${phone}/next-failure`).send({ reason: 'LOST' })).status,
     ).toBe(400);
     expect((await api.post('/dev/conversations').send({ bot: 'nope', phone })).status).toBe(404);
+    // The start input is checked against the bot's schema, as the admin API checks it.
+    const badInput = await api
+      .post('/dev/conversations')
+      .send({ bot: 'appointment', phone, input: { name: 'Ana', at: 'lundi', place: 'Cabinet' } });
+    expect(badInput.status).toBe(400);
+    expect(badInput.body).toMatchObject({
+      field: 'input.at',
+      error: expect.stringMatching(/^input\.at: /),
+    });
+    expect((await api.get(`/dev/phones/${phone}`)).body.conversation).toBeFalsy();
     // dev runs on the system clock until it is given one it can move
     expect((await api.post('/dev/clock/advance').send({ by: 'soon' })).status).toBe(400);
     const notJson = await api
