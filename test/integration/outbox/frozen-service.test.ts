@@ -19,7 +19,7 @@ const leaseMs = 30_000;
 const graceMs = 30_000;
 /** How far the clock moves per step, and how many notifications the service delivers per step. */
 const stepMs = 10_000;
-const notificationsPerStep = 50;
+const notificationsPerStep = 100;
 
 /**
  * DESIGN §2.4 with a service that hangs far longer than the client's time-out, the grace and the
@@ -31,10 +31,10 @@ const notificationsPerStep = 50;
  * - another sender process claims some of the outboxes and stalls: replyflow takes them over
  *   once their lease ends, during the freeze;
  * - 120 s on, the service resumes: it handles every request it held, those of clients that gave
- *   up included, and answers pings at once; but its notifications reach replyflow late, 50 per
- *   10 s (a relay holds them: a backlog it works through, deliveries it retries), so the last
- *   statuses of the sends in doubt come some 200 s after the service answered again, far past
- *   the grace.
+ *   up included, and answers pings at once; but its notifications reach replyflow late, 100
+ *   per 10 s (a relay holds them: a backlog it works through, deliveries it retries), so the
+ *   last statuses of the sends in doubt come some 100 s after the service answered again, over
+ *   three times the grace.
  *
  * Each message must reach the handset exactly once: found sent by its status, never sent again.
  * (Counting the grace from the service's first answer alone, the messages whose status came
@@ -62,7 +62,9 @@ describe('a service frozen far longer than the time-out, the grace and the lease
       logStream: logs.stream,
       sendConcurrency: 32,
       inDoubtGraceMs: graceMs,
-      providerTimeouts: { connectMs: 250, headersMs: 250, bodyMs: 250 },
+      // A stopped process's kernel still takes connections: the requests are written, and it
+      // is their answers that time out (the production default connect time-out, 5 s).
+      providerTimeouts: { connectMs: 5_000, headersMs: 250, bodyMs: 250 },
       // The service's notifications go through the relay, registered below.
       webhook: false,
       // The spec's 4 s answer deadline, unscaled: scaled to 40 ms, the relay's answers would
