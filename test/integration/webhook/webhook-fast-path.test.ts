@@ -142,7 +142,7 @@ describe('the webhook fast path', () => {
     expect(new Set(statuses)).toEqual(new Set([200, 400, 404, 413, 415]));
   });
 
-  it('answers 5,000 hostile bodies as the Express route does', { timeout: 60_000 }, async () => {
+  it('answers 5,000 hostile bodies as the Express route does', { timeout: 180_000 }, async () => {
     for (const sample of hostileBodies(5_000, 20261124)) {
       await expectSame({
         body: sample.body,
