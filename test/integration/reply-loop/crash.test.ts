@@ -69,11 +69,16 @@ describe.each(['redis', 'cluster'] as const)(
       onTestFailed(() => console.error(`seed ${seed}\n${output.join('\n')}`));
       const random = mulberry32(seed);
       const startedAt = Date.now();
-      // A short lease, so a killed process's claims are taken over in seconds.
+      // A short lease, so a killed process's claims are taken over in seconds; but not 3 s:
+      // a live process renews its outbox claims every third of the lease, and on this loaded
+      // machine (store calls up to their 2 s time-out, a child process starved for seconds) a
+      // 3 s lease let a living worker's own claims be taken over, which is the stall this test
+      // is not about (in-doubt-live-holder.test.ts holds the live case). With 10 s a process
+      // must stall about 7 s for that; a killed one is taken over 10 s after its kill.
       // The grace a taken-over head waits for the status of a send its dead holder made.
       const env = {
         ...workerEnv(loop),
-        REPLYFLOW_LEASE: '3s',
+        REPLYFLOW_LEASE: '10s',
         REPLYFLOW_IN_DOUBT_GRACE: '3s',
         // The sender tells, at info, each head it found in doubt and each it found sent.
         LOG_LEVEL: 'info',
@@ -99,7 +104,7 @@ describe.each(['redis', 'cluster'] as const)(
       while (killedAt.length < kills) {
         // Kill a worker that is working: wait until it has sent something, then 100–600 ms more.
         await waitFor(async () => (await processedCount(loop.emulator.url)) > before, {
-          timeout: 20_000,
+          timeout: 120_000,
           interval: 25,
           message: `worker process ${killedAt.length + 1} sends`,
         });
@@ -113,8 +118,9 @@ describe.each(['redis', 'cluster'] as const)(
       }
       while (turn <= followUps) await postWave();
       const lastKillAt = killedAt.at(-1)!;
-      // A killed worker's conversations stay locked until their lease (30 s) runs out.
-      expect(await waitUntilSettled(loop.store, loop.emulator.url, conversations, 90_000)).toEqual(
+      // A killed worker's conversations stay locked until their lease (10 s) runs out. The
+      // bounds here and below are for a machine under a full run's load, not a fast one.
+      expect(await waitUntilSettled(loop.store, loop.emulator.url, conversations, 240_000)).toEqual(
         [],
       );
       const settledAt = Date.now();
@@ -181,15 +187,18 @@ describe.each(['redis', 'cluster'] as const)(
 
       // Heads a takeover found in doubt, and those of them the service's status showed sent.
       const logged = (text: string) => output.filter((line) => line.includes(text)).length;
-      const inDoubt = logged('may have been sent; waiting for its status');
+      const inDoubt = logged('the first message of this outbox may have been sent');
       const foundSent = logged('recorded, not sent again');
+      // A living worker whose claim was taken over all the same (it stalled past its lease).
+      const stalls = logged('the outbox was taken over while');
 
       const offsets = duplicates.map((d) => d.offset).sort((a, b) => a - b);
       const window = offsets.length > 0 ? `${offsets[0]}..${offsets.at(-1)} ms` : '-';
       console.log(
         `crash test: ${killedAt.length} kills, ${duplicates.length} duplicate SMS ` +
           `(per kill: ${perKill.join(', ')}; first copy accepted ${window} from its kill); ` +
-          `${inDoubt} heads in doubt after a takeover, ${foundSent} found sent by their status; ` +
+          `${inDoubt} heads in doubt after a takeover, ${foundSent} found sent by their status, ` +
+          `${stalls} claims of a living worker taken over; ` +
           `${conversationCount} conversations × ${followUps + 1} replies; ` +
           `settled ${settledAt - lastKillAt} ms after the last kill, ${settledAt - startedAt} ms in all (seed ${seed})`,
       );
@@ -205,7 +214,7 @@ describe.each(['redis', 'cluster'] as const)(
       // The kills did leave sends accepted and unrecorded, and their statuses told the takeover.
       expect(foundSent).toBeGreaterThan(0);
       if (store === 'cluster') await expectKeysOnEveryMaster(loop);
-    }, 240_000);
+    }, 900_000);
 
     it('logged no full phone number, in the webhook or in any worker', () => {
       expectNoFullPhoneNumber(
