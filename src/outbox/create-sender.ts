@@ -435,7 +435,9 @@ export function createSender(options: SenderOptions) {
     // Its status usually comes within a second: look again soon rather than at the end.
     const until = ends ?? now + inDoubtGraceMs;
     const recheckMs = ends === undefined ? inDoubtSilentRecheckMs : inDoubtRecheckMs;
-    return defer(claim, message.id, message.attempts, Math.min(until, now + recheckMs), {
+    // Never past the send deadline: what happens then is decided then.
+    const next = Math.min(until, now + recheckMs, now < deadline ? deadline + 1 : Infinity);
+    return defer(claim, message.id, message.attempts, next, {
       inDoubtSince: since,
       inDoubtUntil: until,
     });
