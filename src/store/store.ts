@@ -156,7 +156,9 @@ export interface Store extends CampaignStore, EventOutbox {
    * checks that the claim still holds the outbox and pushes its lease to `now + renewLeaseMs`:
    * a claim another one took over meanwhile gets `{ message: null, sentSmsId: null, lostLock:
    * true }`, and nothing is read or dropped. So a request only ever starts under a live claim,
-   * with a whole lease before it. */
+   * with a whole lease before it. The head it answers is no longer in doubt (`inDoubtSince`
+   * and `inDoubtUntil` go, in the store too): it is being sent now, and a status of this send
+   * is not one of a send in doubt (see `ingest`). */
   readOutbox(claim: Claim, now: number, renewLeaseMs?: number): Promise<OutboxView>;
 
   /**

@@ -35,6 +35,15 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
         if (!outbox.holds(id, claim.token))
           return { message: null, sentSmsId: null, lostLock: true };
         outbox.extend(id, claim.partition, now, renewLeaseMs);
+        // The head is being sent now: no longer in doubt.
+        const view = state.outboxView(claim, now);
+        const head = view.message;
+        if (head && (head.inDoubtSince !== undefined || head.inDoubtUntil !== undefined)) {
+          const { inDoubtSince: _since, inDoubtUntil: _until, ...sent } = head;
+          outbox.replaceHead(id, storableJson(sent));
+          return { ...view, message: sent };
+        }
+        return view;
       }
       return state.outboxView(claim, now);
     },

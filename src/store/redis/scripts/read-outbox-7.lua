@@ -6,7 +6,9 @@
   With a token (the sender's last look before POST /sms), first checks that the claim still
   holds the outbox lock and pushes its lease to now + lease, in the same call: a claim another
   one took over meanwhile reads nothing, drops nothing, and is told 'lost-lock'. A request thus
-  only ever starts under a live claim, with a whole lease before it.
+  only ever starts under a live claim, with a whole lease before it. The head it answers is no
+  longer in doubt (its `inDoubtSince` and `inDoubtUntil` go): it is being sent now, and a status
+  of this send is not one of a send in doubt (ingest-9.lua).
 
   Input:
     KEYS[1] outbox list
@@ -39,4 +41,11 @@ local head = outboxHead(KEYS[1], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]), d
 if head == '' then
   return {'', '', droppedJson(dropped)}
 end
-return {head, sentSmsIdOf(KEYS[2], cjson.decode(head).id), droppedJson(dropped)}
+local message = cjson.decode(head)
+if ARGV[5] ~= '' and (message.inDoubtSince or message.inDoubtUntil) then
+  message.inDoubtSince = nil
+  message.inDoubtUntil = nil
+  head = cjson.encode(message)
+  redis.call('LSET', KEYS[1], 0, head)
+end
+return {head, sentSmsIdOf(KEYS[2], message.id), droppedJson(dropped)}

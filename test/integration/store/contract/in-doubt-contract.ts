@@ -156,6 +156,30 @@ export function inDoubtContract(store: () => Store): void {
       expect(await store().inDoubtHeardAt(location)).toBe(t0 + 11);
       expect(await store().inDoubtHeardAt('lyon')).toBeNull();
     });
+
+    it('takes a head out of doubt at the last look before it is sent again: its new status is no status of a send in doubt', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      const message = outboundMessage(phone, 'e-0:0', 'Sent again ✓');
+      await queueOutbound(store(), phone, [message]);
+      const first = await claimOf(store(), 'outbox', phone, t0);
+      const marks = { inDoubtSince: t0, inDoubtUntil: t0 + 30_000 };
+      await store().deferOutbound(first, message.id, 1, t0 + 30_000, marks);
+      // Its grace is over and no status came: the sender sends it again.
+      const again = await claimOf(store(), 'outbox', phone, t0 + 30_000);
+      expect(again.view.message).toEqual({ ...message, attempts: 1, ...marks });
+      expect(await store().readOutbox(again, t0 + 30_000, leaseMs)).toEqual({
+        message: { ...message, attempts: 1 },
+        sentSmsId: null,
+      });
+      expect(await store().pendingOutbound(keyOf(phone))).toEqual([{ ...message, attempts: 1 }]);
+      // The status of that send overtakes its record: not one of a send in doubt.
+      await store().ingest(
+        'n-1',
+        [statusWithBody('s-1', phone, 'sms-1', message.body)],
+        t0 + 30_001,
+      );
+      expect(await store().inDoubtHeardAt(location)).toBeNull();
+    });
   });
 
   describe('a live claim before and during a request', () => {
