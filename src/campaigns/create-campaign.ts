@@ -111,6 +111,7 @@ export async function createCampaign(
       input: bot.input,
       send,
       now,
+      expectedRows: options.expectedRows,
     }),
   );
   const summary = createImportSummary();

@@ -47,7 +47,10 @@ export async function createFromFile(
   options: CreateOptions,
 ): Promise<number> {
   const request = requestOf(name, options);
-  const input = createReadStream(options.file);
+  // 16 KiB reads, not 64: the rows of a chunk take long enough to import that a 64 KiB chunk
+  // outlived two young collections and was promoted, its buffer freed only by a full one
+  // (about 25 MiB held at a million rows, bench/campaigns).
+  const input = createReadStream(options.file, { highWaterMark: 16 * 1024 });
   // A missing file is said before anything else is opened.
   await new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());

@@ -17,6 +17,11 @@ export interface NormalizePhoneOptions {
    * reply (a STOP above all) is never lost to an outdated table.
    */
   accept?: 'mobile' | 'reply';
+  /**
+   * Keep the result for the next call with the same number (default true). A file of distinct
+   * numbers passes false: each entry would outlive thousands of rows for nothing.
+   */
+  remember?: boolean;
 }
 
 /**
@@ -34,6 +39,7 @@ export interface NormalizePhoneOptions {
  * normalizePhone('33123456789'); // throws ValidationError NOT_A_MOBILE_NUMBER (a Paris landline)
  */
 export function normalizePhone(input: string, options: NormalizePhoneOptions = {}): string {
+  if (options.remember === false) return parse(input, options);
   const key = `${options.defaultCountry ?? ''}|${options.allowFixedLineOrMobile === false ? 0 : 1}|${options.accept ?? ''}|${input}`;
   const known = normalized.get(key);
   if (known !== undefined) return known;

@@ -63,4 +63,22 @@ describe('readLines', () => {
       { number: 4, text: undefined },
     ]);
   });
+
+  it('reads a chunk larger than a piece (8 KiB) alike: a character or a CRLF cut at a piece end is joined', async () => {
+    // Line 1 ends so that 'é' (2 bytes) straddles byte 8192, line 2 so that its CRLF does at 16384.
+    const first = `${'a'.repeat(8_191)}é\r\n`;
+    const firstBytes = Buffer.byteLength(first);
+    const second = `${'b'.repeat(16_383 - firstBytes)}\r\n`;
+    const text = `${first}${second}last`;
+    const bytes = Buffer.from(text);
+    expect(bytes.subarray(8_191, 8_193).toString()).toBe('é');
+    expect(bytes.subarray(16_383, 16_385).toString()).toBe('\r\n');
+    const expected = [
+      { number: 1, text: first.slice(0, -2) },
+      { number: 2, text: second.slice(0, -2) },
+      { number: 3, text: 'last' },
+    ];
+    expect(await lines([bytes])).toEqual(expected);
+    expect(await lines([text])).toEqual(expected);
+  });
 });

@@ -36,4 +36,35 @@ describe('SeenPhones', () => {
     expect(seen.firstLine(String(33_600_000_000 + 500 * 101), 9_999)).toBe(502);
     expect(seen.size).toBe(1_000);
   });
+
+  it('made for a million numbers, holds them in 16 MiB without growing, each with its line', () => {
+    const count = 1_000_000;
+    const seen = new SeenPhones(count);
+    const bytes = seen.bytes;
+    expect(bytes).toBeLessThanOrEqual(16.1 * 2 ** 20);
+    // French mobiles in a row, the way a file lists them.
+    for (let i = 0; i < count; i++) seen.firstLine(String(33_600_000_000 + i), i + 2);
+    expect(seen.size).toBe(count);
+    expect(seen.bytes).toBe(bytes);
+    let wrong = 0;
+    for (let i = 0; i < count; i += 7)
+      if (seen.firstLine(String(33_600_000_000 + i), 1) !== i + 2) wrong++;
+    expect(wrong).toBe(0);
+    expect(seen.size).toBe(count);
+  });
+
+  it('grows past the count it was made for (a file longer than its size said), losing nothing', () => {
+    const seen = new SeenPhones(1_000);
+    const before = seen.bytes;
+    const count = 50_000;
+    for (let i = 0; i < count; i++) {
+      expect(seen.firstLine(String(447_700_000_000 + i * 13), i + 2)).toBeUndefined();
+    }
+    expect(seen.bytes).toBeGreaterThan(before);
+    let wrong = 0;
+    for (let i = 0; i < count; i++)
+      if (seen.firstLine(String(447_700_000_000 + i * 13), 1) !== i + 2) wrong++;
+    expect(wrong).toBe(0);
+    expect(seen.size).toBe(count);
+  });
 });
