@@ -119,22 +119,48 @@ export function refuseReimport(known: CampaignMeta | null, name: string, bot: st
  */
 function recipientRowOf(row: ImportRow, campaignTimeZone: string): RecipientRow {
   if (!('excluded' in row)) {
-    return {
-      row: row.phone,
-      record: {
-        state: 'scheduled',
-        due: row.at,
-        line: row.line,
-        input: row.input,
-        // Kept only when it is the row's own: most rows share the campaign's (bytes per recipient).
-        ...(row.timeZone !== undefined &&
-          row.timeZone !== campaignTimeZone && { timeZone: row.timeZone }),
-      },
-    };
+    // Kept only when it is the row's own: most rows share the campaign's (bytes per recipient).
+    const own =
+      row.timeZone !== undefined && row.timeZone !== campaignTimeZone ? row.timeZone : undefined;
+    return new StoredRow(row.phone, new ScheduledRecord(row.at, row.line, row.input, own));
   }
   const keyedByPhone = row.phone !== undefined && row.excluded !== 'duplicate';
-  return {
-    row: keyedByPhone ? row.phone! : `#${row.line}`,
-    record: { state: 'skipped', reason: row.excluded, line: row.line },
-  };
+  return new StoredRow(
+    keyedByPhone ? row.phone! : `#${row.line}`,
+    new SkippedRecord(row.excluded, row.line),
+  );
+}
+
+// A batch's rows are made by constructors, not object literals. A batch lives through the
+// store's round trip, so a young collection then found most objects of a literal's allocation
+// site alive, and V8 pretenured the site: every later row was allocated in the old generation,
+// with the strings and input it points to promoted after it, garbage that only a full collection
+// frees. Half of what a million-row import promoted (bench/campaigns, docs/benchmarks.md).
+
+class StoredRow implements RecipientRow {
+  constructor(
+    readonly row: string,
+    readonly record: RecipientRow['record'],
+  ) {}
+}
+
+class ScheduledRecord {
+  readonly state = 'scheduled';
+  declare readonly timeZone?: string;
+  constructor(
+    readonly due: number,
+    readonly line: number,
+    readonly input: unknown,
+    timeZone: string | undefined,
+  ) {
+    if (timeZone !== undefined) this.timeZone = timeZone;
+  }
+}
+
+class SkippedRecord {
+  readonly state = 'skipped';
+  constructor(
+    readonly reason: SkipReason,
+    readonly line: number,
+  ) {}
 }
