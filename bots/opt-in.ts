@@ -1,6 +1,8 @@
 import {
   type BotEvent,
+  type BotInput,
   defineBot,
+  durations,
   endConversation,
   failedWith,
   matchNo,
@@ -10,21 +12,17 @@ import {
 } from 'replyflow';
 import { assign, setup } from 'xstate';
 
-/**
- * The group new subscribers join (`GET /groups` lists yours). Set it here when you copy this
- * file, or give `{ "group": 12 }` when you start the bot through the API.
- */
-const DEFAULT_GROUP = 1;
-
 interface Context {
   lang: 'fr' | 'en';
-  group: number;
+  /** The contacts group to add the subscriber to: the start input's, else the location's. */
+  group?: number;
   firstName?: string;
 }
 
 interface Input {
   keyword?: string;
   lang?: 'fr' | 'en';
+  /** A group of `GET /groups`; without it, the location's (`compliance.group` in its config). */
   group?: number;
 }
 
@@ -33,12 +31,15 @@ const fr = {
   askAgain: 'Juste votre prénom, svp (ou PASSER).',
   done: (c: Context) =>
     `${c.firstName ? `Merci ${c.firstName}, votre` : 'Merci, votre'} inscription est confirmée. Envoyez STOP pour vous désinscrire.`,
+  failed:
+    "Désolé, votre inscription n'a pas pu être enregistrée. Réessayez plus tard en envoyant INSCRIPTION.",
 };
 const en: typeof fr = {
   ask: 'Welcome! To finish signing up, what is your first name? (or SKIP)',
   askAgain: 'Just your first name, please (or SKIP).',
   done: (c) =>
     `${c.firstName ? `Thank you ${c.firstName}, you` : 'Thank you, you'} are subscribed. Text STOP to unsubscribe.`,
+  failed: 'Sorry, we could not sign you up. Please try again later by texting JOIN.',
 };
 const texts = (context: Context) => (context.lang === 'en' ? en : fr);
 
@@ -62,64 +63,93 @@ function firstNameOf(event: BotEvent): string | undefined {
 
 /**
  * Keyword opt-in: JOIN (English) or INSCRIPTION (French) subscribes the number. It asks for a
- * first name (optional: SKIP / PASSER or a no), confirms, and adds the contact to the group with
- * `contactSubscribed: true`. STOP, at any point, opts the phone out (the compliance step).
+ * first name (optional: SKIP / PASSER or a no; none after a day), adds the contact to the group
+ * with `contactSubscribed: true`, and says "subscribed" only once the service has taken it
+ * (`contact.updated`); if it cannot (`contact.failed`), it says so and records why. The group is
+ * the start input's `group`, else the location's contacts group (`compliance.group`); with none,
+ * the subscription is recorded only. STOP, at any point, opts the phone out (the compliance step).
  */
 export default defineBot({
   id: 'opt-in',
   triggers: { keywords: ['JOIN', 'INSCRIPTION'] },
-  // Without an answer for a day, the person is subscribed without a first name.
-  expiresAfter: '24h',
+  // Time to answer (a day) and for the contact update to go through.
+  expiresAfter: '2d',
   machine: setup({
-    types: { context: {} as Context, events: {} as BotEvent, input: {} as { input: Input } },
+    types: {
+      context: {} as Context,
+      events: {} as BotEvent,
+      input: {} as BotInput<Input | undefined>,
+    },
     actions: {
       subscribe: updateContact(({ context }: { context: Context }) => ({
-        group: context.group,
+        group: context.group!,
         fields: {
           contactSubscribed: true,
           ...(context.firstName ? { contactFirstName: context.firstName } : {}),
         },
       })),
     },
+    guards: {
+      hasGroup: ({ context }) => context.group !== undefined,
+    },
+    delays: durations('24h'),
   }).createMachine({
     id: 'opt-in',
-    context: ({ input: { input } }) => ({
+    context: ({ input }) => ({
       lang:
-        input?.lang === 'en' || ENGLISH_KEYWORDS.includes(input?.keyword?.toUpperCase() ?? '')
+        input.input?.lang === 'en' ||
+        ENGLISH_KEYWORDS.includes(input.input?.keyword?.toUpperCase() ?? '')
           ? 'en'
           : 'fr',
-      group: input?.group ?? DEFAULT_GROUP,
+      group: input.input?.group ?? input.contactGroup,
     }),
     initial: 'starting',
     states: {
       starting: { on: { 'conversation.start': 'askingName' } },
       askingName: {
         entry: reply(({ context }) => texts(context).ask),
+        // Without an answer for a day, the person is subscribed without a first name.
+        after: { '24h': 'saving' },
         on: {
           'sms.reply': [
-            { guard: saidSkip, target: 'subscribed' },
+            { guard: saidSkip, target: 'saving' },
             {
               guard: ({ event }) => firstNameOf(event) !== undefined,
-              target: 'subscribed',
+              target: 'saving',
               actions: assign({ firstName: ({ event }) => firstNameOf(event) }),
             },
             { actions: reply(({ context }) => texts(context).askAgain) },
           ],
-          'conversation.expire': {
-            actions: [
-              'subscribe',
-              record({ subscribed: true, firstName: '' }),
-              reply(({ context }) => texts(context).done(context)),
-            ],
-          },
+        },
+      },
+      // With a group, the contact is written first; without, the subscription is recorded only.
+      saving: { always: [{ guard: 'hasGroup', target: 'subscribing' }, { target: 'subscribed' }] },
+      subscribing: {
+        entry: 'subscribe',
+        on: {
+          'contact.updated': 'subscribed',
+          'contact.failed': 'notSubscribed',
         },
       },
       subscribed: {
         type: 'final',
         entry: [
-          'subscribe',
-          record(({ context }) => ({ subscribed: true, firstName: context.firstName ?? '' })),
+          record(({ context }) => ({
+            subscribed: true,
+            firstName: context.firstName ?? '',
+            ...(context.group === undefined ? {} : { group: context.group }),
+          })),
           reply(({ context }) => texts(context).done(context)),
+        ],
+      },
+      notSubscribed: {
+        type: 'final',
+        entry: [
+          record(({ event }) => ({
+            subscribed: false,
+            reason: event.type === 'contact.failed' ? event.reason : '',
+          })),
+          reply(({ context }) => texts(context).failed),
         ],
       },
     },

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
+import { addGroup } from '../emulator/add-group.ts';
 import { createEmulatorApp, type EmulatorApp } from '../emulator/create-emulator-app.ts';
 import { isLoopback } from '../emulator/is-loopback.ts';
 import { requireLocalHost } from '../emulator/require-local-host.ts';
@@ -87,6 +88,9 @@ export async function startDev(
       const router = Router();
       router.use(emulator.app);
       extra.push(router);
+      // The location's contacts group, as an operator makes theirs: an opt-in bot adds people
+      // to it, and an opt-out marks them unsubscribed there.
+      const contacts = addGroup(emulator.context, 'default', 'Subscribers');
       devConfig = {
         ...devConfig,
         publicUrl: base.publicUrl ?? local,
@@ -98,6 +102,7 @@ export async function startDev(
             apiKeySecret: 'dev',
             webhookSecret: randomBytes(16).toString('hex'),
             defaultCountry: base.defaultCountry ?? 'FR',
+            compliance: { group: contacts.id },
             rateLimitPerSecond: 50,
             ...(base.events && { events: base.events }),
           },

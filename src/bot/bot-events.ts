@@ -62,11 +62,37 @@ export interface ConversationExpireEvent {
   type: 'conversation.expire';
 }
 
+/**
+ * A contact update this conversation queued (`updateContact`) was taken by the service: the
+ * contact is in the group. Comes after the step that queued it, once the update went through.
+ */
+export interface ContactUpdatedEvent {
+  type: 'contact.updated';
+  /** The group the contact was added to or updated in. */
+  group: number;
+}
+
+/**
+ * A contact update this conversation queued could not be made, for good (the group does not
+ * exist, a field the service refuses, retries spent): `reason` says why.
+ */
+export interface ContactFailedEvent {
+  type: 'contact.failed';
+  group: number;
+  /**
+   * Why: the error's code and message (`INVALID_CONTACT: … takes a string`, a group the service
+   * does not know), or the last transient one when retries outlasted the send deadline.
+   */
+  reason: string;
+}
+
 export type BotEvent<TInput = unknown> =
   | SmsReplyEvent
   | SmsStatusEvent
   | ConversationStartEvent<TInput>
-  | ConversationExpireEvent;
+  | ConversationExpireEvent
+  | ContactUpdatedEvent
+  | ContactFailedEvent;
 
 /** What a machine's `input` holds when replyflow creates a conversation. */
 export interface BotInput<TInput = unknown> {
@@ -74,4 +100,9 @@ export interface BotInput<TInput = unknown> {
   phone: string;
   /** The start input: `conversation.start`'s input, or `{ keyword }` when a keyword started it. */
   input: TInput;
+  /**
+   * The location's contacts group (`compliance.group` in its configuration), when it has one:
+   * where an opt-in's `updateContact` writes, unless the start input names another.
+   */
+  contactGroup?: number;
 }

@@ -20,14 +20,22 @@ export interface ContactEmitted extends ContactUpdate {
  * An action that adds or updates the person's contact in a group (`POST
  * /groups/{group}/contacts`). It is queued with the step and sent after it, like a message:
  * retried on transient failures, checked against the account's custom columns before it is
- * sent (a DOUBLE with more than 2 decimals is rounded, with a warning), and a refusal reaches
- * the bot as an `sms.status` with `statusReason: 'send_failed'`.
+ * sent (a DOUBLE with more than 2 decimals is rounded, with a warning). Its outcome reaches the
+ * conversation that queued it, once: `contact.updated` when the service took it,
+ * `contact.failed` (with `reason`) when it failed for good. A bot that must not say "done"
+ * before it is done waits for one of them in a state of its own.
  *
  * @example
- * actions: updateContact(({ context }) => ({
- *   group: 12,
- *   fields: { contactFirstName: context.name, contactSubscribed: true },
- * })),
+ * subscribing: {
+ *   entry: updateContact(({ context }) => ({
+ *     group: context.group,
+ *     fields: { contactFirstName: context.name, contactSubscribed: true },
+ *   })),
+ *   on: {
+ *     'contact.updated': { target: 'subscribed' },
+ *     'contact.failed': { target: 'notSubscribed' },
+ *   },
+ * },
  */
 export function updateContact<
   TContext extends MachineContext,

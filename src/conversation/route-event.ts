@@ -7,7 +7,7 @@ import type { ConversationRecord, MailboxEvent, MessageRecord } from '../store/r
 export type Route =
   | {
       kind: 'deliver';
-      reason: 'origin' | 'active' | 'status' | 'timer';
+      reason: 'origin' | 'active' | 'status' | 'timer' | 'contact';
       record: ConversationRecord;
     }
   | { kind: 'start'; reason: 'keyword' | 'fallback' | 'start'; bot: Bot; input: unknown }
@@ -51,6 +51,11 @@ export function routeEvent({ event, active, message, registry }: RouteInput): Ro
         return { kind: 'deliver', reason: 'status', record: active };
       }
       return { kind: 'drop', reason: 'status of a message no active conversation sent' };
+    case 'contact':
+      if (active && active.runId === event.runId) {
+        return { kind: 'deliver', reason: 'contact', record: active };
+      }
+      return { kind: 'drop', reason: 'contact update of a run no longer active' };
     case 'timer':
       // Only a timer the run still holds, for the time it was set: a cancelled or replaced one is dropped.
       if (

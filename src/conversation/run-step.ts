@@ -200,7 +200,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     base.timers = rest;
   }
   try {
-    const [snapshot, actions] = advance(bot, route, resumed, event);
+    const [snapshot, actions] = advance(bot, route, resumed, event, rules?.group);
     const effects = collectEffects(actions);
     outcome.ignoredActions = effects.ignored;
     if (snapshot.status === 'error') throw (snapshot as { error?: unknown }).error;
@@ -210,7 +210,7 @@ function runOneStep(input: StepInput): { commit: StepCommit; outcome: StepOutcom
     // delivery report is not activity, nor a timer that fired and did nothing (a reminder its
     // guard held back), which would otherwise keep a silent conversation alive.
     const activity =
-      event.kind === 'status'
+      event.kind === 'status' || event.kind === 'contact'
         ? false
         : event.kind !== 'timer' ||
           effects.replies.length > 0 ||
@@ -278,6 +278,7 @@ function advance(
   route: Route,
   resumed: AnyMachineSnapshot | undefined,
   event: MailboxEvent,
+  contactGroup: number | undefined,
 ) {
   const machineEvent = toMachineEvent(event);
   if (route.kind === 'start') {
@@ -285,6 +286,7 @@ function advance(
       location: event.location,
       phone: event.phone,
       input: route.input,
+      ...(contactGroup !== undefined && { contactGroup }),
     };
     const [first, entryActions] = pureInitialTransition(bot.machine, startInput);
     // A keyword's (or the fallback's) triggering message starts the conversation: the bot hears

@@ -37,5 +37,9 @@ export function toMachineEvent(event: MailboxEvent): BotEvent | { type: string }
       };
     case 'timer':
       return event.event;
+    case 'contact':
+      return event.ok
+        ? { type: 'contact.updated', group: event.group }
+        : { type: 'contact.failed', group: event.group, reason: event.reason };
   }
 }

@@ -4,7 +4,12 @@ import { maskPhone } from '../observability/mask-phone.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import { sentCounters } from '../stats/counter-names.ts';
 import { createQueueConsumer } from '../store/create-queue-consumer.ts';
-import type { MessageRecord, OutboundMessage } from '../store/records.ts';
+import type {
+  ContactEvent,
+  MessageRecord,
+  OutboundMessage,
+  StatusEvent,
+} from '../store/records.ts';
 import type { Claim, ClaimWithView, OutboundMarks, OutboxView, Store } from '../store/store.ts';
 import { createSendWindow } from './send-window.ts';
 import { createServiceAnswers } from './service-answers.ts';
@@ -85,7 +90,8 @@ export interface SenderOptions {
 type Outcome =
   | { kind: 'sent'; next: OutboxView; released: boolean; leaseFrom: number }
   | { kind: 'skipped'; next: OutboxView; leaseFrom: number }
-  | { kind: 'failed'; leaseFrom: number }
+  /** The head was popped with an event for its bot (a send given up, a contact update done). */
+  | { kind: 'popped'; leaseFrom: number }
   | { kind: 'deferred' | 'lost' | 'expiring' | 'unrecorded' };
 
 /**
@@ -191,12 +197,12 @@ export function createSender(options: SenderOptions) {
         // once. Left to its lease, the outbox is taken over, and the head is in doubt: found
         // by its status (DESIGN §2.4).
         if (outcome.kind === 'unrecorded') released = true;
-        if (outcome.kind !== 'sent' && outcome.kind !== 'failed' && outcome.kind !== 'skipped') {
+        if (outcome.kind !== 'sent' && outcome.kind !== 'popped' && outcome.kind !== 'skipped') {
           return;
         }
         leaseFrom = outcome.leaseFrom;
         view =
-          outcome.kind === 'failed' ? await store.readOutbox(claim, clock.now()) : outcome.next;
+          outcome.kind === 'popped' ? await store.readOutbox(claim, clock.now()) : outcome.next;
         reportDropped(claim, view);
       }
     } finally {
@@ -277,6 +283,9 @@ export function createSender(options: SenderOptions) {
       }
       answers.answered(message.location);
       options.onSend?.('sent', performance.now() - sentAt);
+      // A contact update: its bot hears it was taken, with the pop (no message record).
+      if (message.contact)
+        return told(claim, message, contactOutcome(message, true, '', clock.now()));
       // Outside the try: a store failure here is not a send failure (the message went out).
       const sent = record(message, smsId);
       if (sent.encoding === 'UCS-2' || (sent.parts ?? 1) > 2) {
@@ -581,32 +590,41 @@ export function createSender(options: SenderOptions) {
     return giveUp(claim, { ...message, attempts }, failure.reason);
   }
 
-  /** Pops the message unsent and tells its bot, with `sms.status` errored `send_failed`. */
+  /**
+   * Pops the message unsent and tells its bot: `sms.status` errored `send_failed` for an SMS,
+   * `contact.failed` with the reason for a contact update.
+   */
   async function giveUp(claim: Claim, message: OutboundMessage, reason: string): Promise<Outcome> {
     const now = clock.now();
     logFor(message).error(
       { outbox: message.id, attempts: message.attempts, reason },
       'send failed for good; telling the bot',
     );
-    const failed = await store.failOutbound(
-      claim,
-      message.id,
-      {
-        v: 1,
-        id: `send-failed:${message.id}`,
-        kind: 'status',
-        location: message.location,
-        phone: message.phone,
-        receivedAt: now,
-        smsId: '',
-        outboxId: message.id,
-        runId: message.runId,
-        status: 'errored',
-        statusReason: 'send_failed',
-      },
-      now,
-    );
-    return failed.ok ? { kind: 'failed', leaseFrom: now } : { kind: 'lost' };
+    if (message.contact) return told(claim, message, contactOutcome(message, false, reason, now));
+    return told(claim, message, {
+      v: 1,
+      id: `send-failed:${message.id}`,
+      kind: 'status',
+      location: message.location,
+      phone: message.phone,
+      receivedAt: now,
+      smsId: '',
+      outboxId: message.id,
+      runId: message.runId,
+      status: 'errored',
+      statusReason: 'send_failed',
+    });
+  }
+
+  /** Pops the head and pushes `event` to its conversation's mailbox, in one atomic call. */
+  async function told(
+    claim: Claim,
+    message: OutboundMessage,
+    event: StatusEvent | ContactEvent,
+  ): Promise<Outcome> {
+    const now = event.receivedAt;
+    const popped = await store.failOutbound(claim, message.id, event, now);
+    return popped.ok ? { kind: 'popped', leaseFrom: now } : { kind: 'lost' };
   }
 
   function logFor(message: OutboundMessage): Logger {
@@ -647,5 +665,27 @@ function record(message: OutboundMessage, smsId: string): MessageRecord {
       : (({ encoding, segments }) => ({ encoding, parts: segments }))(
           describeEncoding(message.body),
         )),
+  };
+}
+
+/** What becomes of a contact update, for the run that queued it (`contact.updated` / `contact.failed`). */
+function contactOutcome(
+  message: OutboundMessage,
+  ok: boolean,
+  reason: string,
+  now: number,
+): ContactEvent {
+  return {
+    v: 1,
+    id: `contact:${message.id}`,
+    kind: 'contact',
+    location: message.location,
+    phone: message.phone,
+    receivedAt: now,
+    runId: message.runId,
+    outboxId: message.id,
+    group: message.contact!.group,
+    ok,
+    reason,
   };
 }

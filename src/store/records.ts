@@ -40,6 +40,24 @@ export interface StatusEvent extends EventBase {
   statusReason: string;
 }
 
+/**
+ * What became of a contact update a run queued (`updateContact`): the service took it
+ * (`ok: true`), or it failed for good (`ok: false`, with the reason). Pushed with the update's
+ * pop from the outbox, in one atomic call, so the run hears it exactly once.
+ */
+export interface ContactEvent extends EventBase {
+  kind: 'contact';
+  /** The run that queued the update. */
+  runId: string;
+  /** The outbox message of the update. */
+  outboxId: string;
+  /** The group it was for. */
+  group: number;
+  ok: boolean;
+  /** Why it failed (the error's code and message); '' when it did not. */
+  reason: string;
+}
+
 /** A request to start a bot's conversation with a phone (campaigns, CLI, tests). */
 export interface StartEvent extends EventBase {
   kind: 'start';
@@ -93,7 +111,7 @@ export interface TimerRecord extends ConversationKey {
   event: { type: string; [key: string]: unknown };
 }
 
-export type MailboxEvent = ReplyEvent | StatusEvent | StartEvent | TimerEvent;
+export type MailboxEvent = ReplyEvent | StatusEvent | StartEvent | TimerEvent | ContactEvent;
 
 export type ConversationStatus = 'active' | 'done' | 'errored';
 

@@ -3,6 +3,7 @@ import type { CampaignStore } from './campaign-store.ts';
 import type { EventOutbox } from './event-outbox.ts';
 import type {
   CampaignStart,
+  ContactEvent,
   ConversationKey,
   ConversationRecord,
   ConversationResult,
@@ -210,13 +211,14 @@ export interface Store extends CampaignStore, EventOutbox {
     marks?: OutboundMarks,
   ): Promise<CommitResult>;
 
-  /** A permanent failure: pop the head message and, atomically, push `statusEvent` onto the
-   * conversation's mailbox so the bot hears of it. An SMS gets a message record
-   * `failedSmsId(id)` (errored, the event's reason) and goes to the transcript under it. */
+  /** A permanent failure, or a contact update done: pop the head message and, atomically, push
+   * `event` onto the conversation's mailbox so the bot hears of it (a `StatusEvent` for an SMS
+   * given up, a `ContactEvent` for a contact update, taken or given up). An SMS gets a message
+   * record `failedSmsId(id)` (errored, the event's reason) and goes to the transcript under it. */
   failOutbound(
     claim: Claim,
     messageId: string,
-    statusEvent: StatusEvent,
+    event: StatusEvent | ContactEvent,
     now: number,
   ): Promise<CommitResult>;
 

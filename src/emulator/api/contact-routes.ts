@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { type ContactPayload, findContactIssues } from '../../provider/schemas/contact.ts';
-import { createGroupRequestSchema, type Group } from '../../provider/schemas/group.ts';
+import { createGroupRequestSchema } from '../../provider/schemas/group.ts';
+import { addGroup } from '../add-group.ts';
 import { authenticatedKeyPair } from '../authenticate.ts';
 import { apiErrorCodes, EmulatorApiError, notFound } from '../emulator-api-error.ts';
 import type { EmulatorContext } from '../emulator-context.ts';
@@ -23,16 +24,7 @@ export function contactRoutes(context: EmulatorContext): Router {
 
   router.post('/groups', (req, res) => {
     const { name } = parseRequest(createGroupRequestSchema, req.body);
-    const now = new Date(context.clock.now()).toISOString();
-    const group: Group = {
-      id: context.locations.nextGroupId(),
-      name,
-      createdAt: now,
-      updatedAt: now,
-      source: 'user',
-    };
-    accountOf(res).groups.set(group.id, group);
-    res.status(201).json(group);
+    res.status(201).json(addGroup(context, authenticatedKeyPair(res).location, name));
   });
 
   router.post('/groups/:groupId/contacts', (req, res) => {

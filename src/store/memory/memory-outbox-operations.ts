@@ -120,7 +120,7 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
       return { ok: true };
     },
 
-    async failOutbound(claim, messageId, statusEvent, now) {
+    async failOutbound(claim, messageId, event, now) {
       const id = conversationId(claim);
       if (!outbox.holds(id, claim.token)) return { ok: false, reason: 'lost-lock' };
       if (!state.headIs('outbox', claim, messageId)) return { ok: false, reason: 'stale' };
@@ -133,13 +133,13 @@ export function memoryOutboxOperations(state: MemoryState): OutboxOperations {
         const { location, phone, runId, botId } = head;
         const record: MessageRecord = {
           ...{ v: 1, smsId, location, phone, status: 'errored', runId, botId, outboxId: head.id },
-          statusReason: statusEvent.statusReason,
+          statusReason: event.kind === 'status' ? event.statusReason : event.reason,
         };
         state.messages.set(key, storableJson(record));
         state.recordedSent.add(key);
         state.addTranscriptEntry(id, { direction: 'out', at: now, body: head.body, smsId });
       }
-      inbox.append(id, claim.partition, [storableJson(statusEvent)], now);
+      inbox.append(id, claim.partition, [storableJson(event)], now);
       state.listeners.emit('inbox', claim.partition);
       outbox.extend(id, claim.partition, now);
       return { ok: true };

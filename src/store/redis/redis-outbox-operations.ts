@@ -127,7 +127,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       return commitResultOf(reply);
     },
 
-    async failOutbound(claim, messageId, statusEvent, now) {
+    async failOutbound(claim, messageId, event, now) {
       const c = keys.conversation(claim);
       const scriptKeys = [
         c.lock('outbox'),
@@ -141,7 +141,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       const args = [
         claim.token,
         messageId,
-        storableJson(statusEvent),
+        storableJson(event),
         now,
         c.id,
         keys.readyChannel,

@@ -46,10 +46,14 @@ const signup = defineBot({
       },
       saving: {
         on: {
-          'sms.status': {
-            guard: failedWith('send_failed'),
-            actions: reply('Sorry, we could not save your details.'),
+          'contact.updated': { actions: reply('Saved.') },
+          'contact.failed': {
+            actions: reply(
+              ({ event }) => `Sorry, we could not save your details (${event.reason}).`,
+            ),
           },
+          // A contact update is no SMS: nothing of it comes as sms.status.
+          'sms.status': { guard: failedWith(), actions: reply('An SMS failed?') },
         },
       },
     },
@@ -89,7 +93,8 @@ describe('contact updates, from a flow and on opt-out, through the emulator', ()
     await loop.start(phone, 'signup');
     await loop.waitForBodies(phone, 1);
     await say(phone, 'Ana');
-    expect(await loop.waitForBodies(phone, 2)).toEqual(['Your first name?', 'Welcome!']);
+    // The bot hears the update was taken, after it was.
+    expect(await loop.waitForBodies(phone, 3)).toEqual(['Your first name?', 'Welcome!', 'Saved.']);
     await settle(loop, phone);
     expect(await contacts(phone)).toEqual([
       {
@@ -103,7 +108,7 @@ describe('contact updates, from a flow and on opt-out, through the emulator', ()
     ]);
   });
 
-  it('tells the bot send_failed when the contact does not fit the custom columns', async () => {
+  it('tells the bot contact.failed, with the reason, when the contact does not fit the custom columns', async () => {
     const phone = '33611180002';
     await loop.start(phone, 'signup');
     await loop.waitForBodies(phone, 1);
@@ -111,7 +116,7 @@ describe('contact updates, from a flow and on opt-out, through the emulator', ()
     expect(await loop.waitForBodies(phone, 3)).toEqual([
       'Your first name?',
       'Welcome!',
-      'Sorry, we could not save your details.',
+      expect.stringMatching(/^Sorry, we could not save your details \(INVALID_CONTACT: .*CHAR.*\)\.$/),
     ]);
     expect(await contacts(phone)).toEqual([]);
   });

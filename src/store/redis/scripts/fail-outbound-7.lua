@@ -1,6 +1,7 @@
 --[[
-  A permanent send failure: pops the head message and pushes the status event onto the
-  conversation's mailbox (making the mailbox ready), so the bot hears of it; the outbox lease
+  A permanent send failure, or a contact update done: pops the head message and pushes the
+  event (a status, or a contact update's outcome) onto the conversation's mailbox (making the
+  mailbox ready), so the bot hears of it; the outbox lease
   is extended for the messages that follow. An SMS (not a contact update) gets a message record
   `failed:<outbox id>` (status errored, the event's reason, kept for the retention) and goes to
   the conversation's transcript under that id, as a dropped message does (lib/outbox-head.lua).
