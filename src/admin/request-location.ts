@@ -11,7 +11,9 @@ export function requestLocation(
   locations: readonly LocationConfig[],
   name: string | undefined,
 ): LocationConfig | string {
-  const names = locations.map((l) => l.name).join(', ') || '(none)';
+  if (locations.length === 0)
+    return `${name === undefined ? '' : `unknown location '${name}': `}no location is configured: set REPLYFLOW_PROVIDER_URL, REPLYFLOW_API_KEY_ID and REPLYFLOW_API_KEY_SECRET (and REPLYFLOW_LOCATION to name it), or REPLYFLOW_CONFIG`;
+  const names = locations.map((l) => l.name).join(', ');
   if (name === undefined) {
     if (locations.length === 1) return locations[0]!;
     return `location is required: this server has several (${names})`;
