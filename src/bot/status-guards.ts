@@ -29,8 +29,12 @@ export function wasDelivered({ event }: GuardArgs): boolean {
  * }
  */
 export function failedWith(reason?: string): (args: GuardArgs) => boolean {
-  return ({ event }) =>
+  const guard = ({ event }: GuardArgs) =>
     isStatus(event) &&
     event.status === 'errored' &&
     (reason === undefined || event.statusReason === reason);
+  // The statecharts of the dev phone and the dashboard label the guard with its name.
+  return Object.defineProperty(guard, 'name', {
+    value: reason === undefined ? 'failedWith' : `failedWith ${reason}`,
+  });
 }

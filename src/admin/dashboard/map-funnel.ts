@@ -8,7 +8,7 @@ export interface MappedTransitions {
   other: Record<string, number>;
 }
 
-type Edge = Pick<ChartEdge, 'id' | 'from' | 'to'>;
+type Edge = Pick<ChartEdge, 'id' | 'from' | 'to' | 'stays'>;
 
 /** `a` is `b` or one of its ancestors (`answering` of `answering.score`). */
 const covers = (a: string, b: string) => a === b || b.startsWith(`${a}.`);
@@ -53,7 +53,8 @@ function bestEdge(edges: readonly Edge[], from: string, to: string): Edge | unde
   let best: Edge | undefined;
   let bestScore = -1;
   for (const edge of edges) {
-    if (edge.from.startsWith('(initial)')) continue;
+    // A timer that stays (a reminder's loop) is no step between states.
+    if (edge.from.startsWith('(initial)') || edge.stays) continue;
     if (!left.some((leaf) => covers(edge.from, leaf))) continue;
     if (!entered.some((leaf) => covers(edge.to, leaf))) continue;
     const score = depth(edge.from) * 1000 + depth(edge.to);

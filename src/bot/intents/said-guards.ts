@@ -17,11 +17,13 @@ function replyText(event: IntentGuardArgs['event']): string | undefined {
   return event.type === 'sms.reply' ? (event as { body?: unknown }).body?.toString() : undefined;
 }
 
-function guardOf(test: (text: string) => boolean): IntentGuard {
-  return ({ event }) => {
+/** `name` is what the statecharts of the dev phone and the dashboard label the guard with. */
+function guardOf(name: string, test: (text: string) => boolean): IntentGuard {
+  const guard: IntentGuard = ({ event }) => {
     const text = replyText(event);
     return text !== undefined && test(text);
   };
+  return Object.defineProperty(guard, 'name', { value: name });
 }
 
 /**
@@ -30,7 +32,7 @@ function guardOf(test: (text: string) => boolean): IntentGuard {
  * @example
  * on: { 'sms.reply': [{ guard: saidYes, target: 'confirmed' }, { guard: saidNo, target: 'declined' }] }
  */
-export const saidYes: IntentGuard = guardOf(matchYes);
+export const saidYes: IntentGuard = guardOf('saidYes', matchYes);
 
 /**
  * A guard: the person's reply says no (see `matchNo`). False for any other event.
@@ -38,7 +40,7 @@ export const saidYes: IntentGuard = guardOf(matchYes);
  * @example
  * on: { 'sms.reply': { guard: saidNo, target: 'declined' } }
  */
-export const saidNo: IntentGuard = guardOf(matchNo);
+export const saidNo: IntentGuard = guardOf('saidNo', matchNo);
 
 /**
  * A guard factory: the reply picks one of `choices` (see `matchChoice`). Read which one with
@@ -54,7 +56,7 @@ export const saidNo: IntentGuard = guardOf(matchNo);
  * }
  */
 export function saidChoice(choices: readonly string[]): IntentGuard {
-  return guardOf((text) => matchChoice(text, choices) !== undefined);
+  return guardOf('saidChoice', (text) => matchChoice(text, choices) !== undefined);
 }
 
 /**
@@ -69,7 +71,7 @@ export function saidChoice(choices: readonly string[]): IntentGuard {
  * }
  */
 export function saidNumber(range: NumberRange = {}): IntentGuard {
-  return guardOf((text) => matchNumber(text, range) !== undefined);
+  return guardOf('saidNumber', (text) => matchNumber(text, range) !== undefined);
 }
 
 /** The options of `saidDate`: those of `matchDate`, with `now` optional. */
@@ -97,7 +99,7 @@ export interface SaidDateOptions extends Omit<DateOptions, 'now'> {
  * }
  */
 export function saidDate(options: SaidDateOptions): IntentGuard {
-  return ({ event }) => {
+  const guard: IntentGuard = ({ event }) => {
     const text = replyText(event);
     if (text === undefined) return false;
     const now =
@@ -106,4 +108,5 @@ export function saidDate(options: SaidDateOptions): IntentGuard {
         : (options.now ?? new Date(String((event as { receivedAt?: unknown }).receivedAt)));
     return matchDate(text, { ...options, now }) !== undefined;
   };
+  return Object.defineProperty(guard, 'name', { value: 'saidDate' });
 }

@@ -22,6 +22,18 @@ function middleOf(points) {
   return { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
 }
 
+/** A transition's route: its polyline, or a curve for a timer's loop on its state (`stays`). */
+function pathOf(edge) {
+  const points = edge.points;
+  if (!edge.stays) return points.map((p, i) => `${i ? 'L' : 'M'}${p.x} ${p.y}`).join(' ');
+  const [a, b] = [points[0], points[points.length - 1]];
+  const out = { x: points[1].x - a.x, y: points[1].y - a.y };
+  const length = Math.hypot(out.x, out.y) || 1;
+  const [ox, oy] = [(out.x / length) * 13, (out.y / length) * 13];
+  const [sx, sy] = [(a.x - b.x) * 1.6, (a.y - b.y) * 1.6];
+  return `M${a.x} ${a.y} C${a.x + ox + sx} ${a.y + oy + sy} ${b.x + ox - sx} ${b.y + oy - sy} ${b.x} ${b.y}`;
+}
+
 /**
  * Draws `chart` into the `<svg>` element `root`; `onState(path)` is called when a state is
  * clicked. Returns what `showFigures` updates.
@@ -121,13 +133,12 @@ export function drawChart(root, chart, onState) {
   for (const edge of chart.edges) {
     if (edge.points.length < 2) continue;
     const g = svg('g', {
-      class: 'edge',
+      class: edge.stays ? 'edge stays' : 'edge',
       'data-edge': `${edge.from}>${edge.to}`,
       'data-edge-id': edge.id,
       'data-count': 0,
     });
-    const d = edge.points.map((p, i) => `${i ? 'L' : 'M'}${p.x} ${p.y}`).join(' ');
-    g.append(svg('path', { d, 'marker-end': 'url(#arrow)' }));
+    g.append(svg('path', { d: pathOf(edge), 'marker-end': 'url(#arrow)' }));
     if (edge.labelBox) {
       const b = edge.labelBox;
       g.append(
@@ -147,8 +158,10 @@ export function drawChart(root, chart, onState) {
       g.append(text);
     }
     root.append(g);
-    // A nested initial edge is taken within a step into its parent: no count of its own.
-    if (edge.from.startsWith('(initial)') && edge.from !== '(initial)(machine)') continue;
+    // A nested initial edge is taken within a step into its parent, and a timer that stays (a
+    // reminder's loop) is no step: no count of their own.
+    if (edge.stays || (edge.from.startsWith('(initial)') && edge.from !== '(initial)(machine)'))
+      continue;
     const at = middleOf(edge.points);
     const count = svg('g', { class: 'count' });
     count.append(
