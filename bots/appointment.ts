@@ -148,12 +148,13 @@ const stamp = assign<Context, BotEvent, undefined, BotEvent, never>({
 export default defineBot({
   id: 'appointment',
   input,
-  // The dev phone prefills its start form with this: an appointment the day after tomorrow.
-  exampleInput: {
+  // The dev phone prefills its start form with this: an appointment the day after tomorrow by
+  // the dev clock when the form is shown, so it stays ahead of a clock moved forward.
+  exampleInput: (now) => ({
     name: 'Ana',
-    at: new Date(Math.ceil(Date.now() / HOUR) * HOUR + 48 * HOUR).toISOString(),
+    at: new Date(Math.ceil(now.getTime() / HOUR) * HOUR + 48 * HOUR).toISOString(),
     place: '12 rue de la Paix',
-  },
+  }),
   // CANCEL / ANNULER reach this bot while it talks with the phone (compliance would otherwise
   // take them); STOP still ends the conversation.
   claims: ['CANCEL', 'ANNULER'],

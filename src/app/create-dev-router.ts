@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { type ErrorRequestHandler, Router } from 'express';
 import type { BotRegistry } from '../bot/bot-registry.ts';
+import { type Bot, exampleInputAt } from '../bot/define-bot.ts';
 import type { EmulatorContext } from '../emulator/emulator-context.ts';
 import type { StoredSms } from '../emulator/message-store.ts';
 import { nextFailureReasons } from '../emulator/next-failures.ts';
@@ -83,6 +84,8 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
     logger: options.logger,
   });
   const charts = new Map<string, Promise<Statechart>>();
+  const armedFor = (phone: string) =>
+    emulator?.nextFailures.list().find((a) => a.phone === phone)?.reasons ?? [];
   const stops: Array<() => void> = [() => watch.stop(), () => journal.closeAll()];
 
   stops.push(
@@ -94,11 +97,21 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
         // Thread entries go through the watch, in order, so a state change the engine
         // committed before sending its answer is noted above that answer.
         const view = toSmsView(sms);
+        // The failures still armed for the phone: one the SMS took is no longer, and the page
+        // clears its label.
+        const armed = () => armedFor(sms.to);
         if (event === 'sms.created') {
           watch.serially(sms.to, () =>
-            journal.append({ kind: 'sms', phone: sms.to, at, smsId: sms.id }, { sms: view }),
+            journal.append(
+              { kind: 'sms', phone: sms.to, at, smsId: sms.id },
+              { sms: view, armed: armed() },
+            ),
           );
-        } else watch.serially(sms.to, () => journal.publish('sms', { phone: sms.to, sms: view }));
+        } else {
+          watch.serially(sms.to, () =>
+            journal.publish('sms', { phone: sms.to, sms: view, armed: armed() }),
+          );
+        }
       } else if (event === 'reply') {
         const reply = data as Reply & { location: string };
         if (reply.location !== location) return;
@@ -130,13 +143,21 @@ export function createDevRouter(options: DevRouterOptions): Router & { close(): 
     }) ?? (() => {}),
   );
 
+  /** The bot's example input by the dev clock (an input with a date stays ahead of it). */
+  const exampleOf = (bot: Bot) => {
+    try {
+      return { exampleInput: exampleInputAt(bot, new Date(options.clock.now())) };
+    } catch (error) {
+      return { exampleInputError: `${bot.id}'s exampleInput threw: ${(error as Error).message}` };
+    }
+  };
   const botsState = () => ({
     bots: [...bots.registry().bots.values()].map((bot) => ({
       id: bot.id,
       version: bot.version,
       keywords: bot.keywords,
       fallback: !!bot.fallback,
-      exampleInput: bot.exampleInput,
+      ...exampleOf(bot),
     })),
     errors: bots.errors(),
   });

@@ -101,13 +101,48 @@ export interface BotOptions<TMachine extends AnyStateMachine = AnyStateMachine> 
    */
   claims?: readonly string[];
   /**
-   * A start input that shows what this bot expects (`conversation.start`'s `input`). The dev
-   * phone prefills its start form with it; nothing else reads it.
+   * A start input that shows what this bot expects (`conversation.start`'s `input`): the dev
+   * phone prefills its start form with it (and starts with it when given no input),
+   * `replyflow chat` shows it when an input is refused, and `replyflow bots lint` starts a bot
+   * no transcript runs with it. A function is called with the current time each time it is
+   * read (the dev clock's in `replyflow dev`, the harness's in `bots lint`), for an input that
+   * holds a date and must stay ahead of the clock.
    *
    * @example
-   * exampleInput: { name: 'Ana', at: '2026-12-02T10:30:00+01:00', place: '12 rue de la Paix' }
+   * exampleInput: { lang: 'fr', remindAfter: '24h' }
+   * @example
+   * // An appointment the day after tomorrow, by whatever clock reads it.
+   * exampleInput: (now) => ({
+   *   name: 'Ana',
+   *   at: new Date(now.getTime() + 48 * 3_600_000).toISOString(),
+   *   place: '12 rue de la Paix',
+   * }),
    */
-  exampleInput?: unknown;
+  exampleInput?: ExampleInput;
+}
+
+/**
+ * See `BotOptions.exampleInput`: a JSON value, or a function of the current time that returns
+ * one (called with the clock that reads it).
+ */
+export type ExampleInput =
+  | ((now: Date) => unknown)
+  | Readonly<Record<string, unknown>>
+  | readonly unknown[]
+  | string
+  | number
+  | boolean
+  | null;
+
+/**
+ * A bot's example input at `now`: `exampleInput` called with it when it is a function, else as
+ * written; undefined for a bot without one.
+ *
+ * @example
+ * exampleInputAt(bot, new Date(clock.now())); // { name: 'Ana', at: '…', place: '…' }
+ */
+export function exampleInputAt(bot: Pick<BotOptions, 'exampleInput'>, now: Date): unknown {
+  return typeof bot.exampleInput === 'function' ? bot.exampleInput(now) : bot.exampleInput;
 }
 
 /** See `BotOptions.startPolicy`. */

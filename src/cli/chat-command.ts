@@ -1,6 +1,7 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { exampleInputAt } from '../bot/define-bot.ts';
 import type { StoredSms } from '../emulator/index.ts';
 import { ReplyflowError } from '../errors.ts';
 
@@ -140,7 +141,7 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
     const example =
       bot.exampleInput === undefined
         ? ''
-        : `; for example: --input '${JSON.stringify(bot.exampleInput)}'`;
+        : `; for example: --input '${JSON.stringify(exampleInputAt(bot, new Date(dev.clock.now())))}'`;
     process.stderr.write(`replyflow chat: ${checked.error}${example}\n`);
     process.exit(1);
   }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import type { BotRegistry } from '../bot/bot-registry.ts';
+import { exampleInputAt } from '../bot/define-bot.ts';
 import type { BotTextLint } from '../bot/lint-bot-texts.ts';
 import { lintMessage } from '../bot/lint-message.ts';
 import { createTestHarness } from '../testing/create-test-harness.ts';
@@ -70,7 +71,11 @@ export async function lintSentTexts(
       for (const [index, bot] of untried.entries()) {
         // A start the bot refuses sends nothing: its texts stay unseen, as without an example.
         await harness
-          .start(bot, `+336${String(10_000_000 + index).slice(-8)}`, bot.exampleInput)
+          .start(
+            bot,
+            `+336${String(10_000_000 + index).slice(-8)}`,
+            exampleInputAt(bot, new Date(harness.clock.now())),
+          )
           .catch(() => undefined);
       }
       const texts = await sentTexts(harness);

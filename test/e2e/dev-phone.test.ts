@@ -184,6 +184,8 @@ describe.skipIf(!browserAvailable())('the dev phone, in a real browser', () => {
       .poll(() => failed.getAttribute('data-status'), { timeout: 15_000 })
       .toBe('errored');
     expect(await failed.getByTestId('sms-status').textContent()).toBe('errored · EXPIRED');
+    // The one-shot failure was used: it is no longer shown as armed.
+    await expect.poll(() => page.getByTestId('armed').textContent()).toBe('');
 
     await page.getByRole('button', { name: 'Broadcast' }).click();
     const news = page.getByTestId('sms').nth(1);
@@ -219,6 +221,140 @@ describe.skipIf(!browserAvailable())('the dev phone, in a real browser', () => {
     await page.getByRole('button', { name: '+24 h' }).click();
     await page.getByTestId('notice').filter({ hasText: 'clock moved forward 24h' }).waitFor();
     expect((await devNow()) - before).toBeGreaterThanOrEqual(24 * 3_600_000);
+    await page.close();
+  });
+
+  it('draws the appointment statechart legibly at 1280 px: labels of 11 px and more, the reminders as timers, guards by name or source, zoom and pan', {
+    timeout: 90_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${dev.url}/dev`);
+    await page.getByLabel('Add a number').fill('+33 6 44 55 66 77');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId('phone-title').textContent())
+      .toBe('+33 6 44 55 66 77');
+    await page.getByLabel('Bot', { exact: true }).selectOption('appointment');
+    await page.getByRole('button', { name: 'Start conversation' }).click();
+    await expect
+      .poll(() => activeStates(page), { timeout: 15_000 })
+      .toEqual(['open', 'open.asking']);
+    const chart = page.getByTestId('statechart');
+    const labels = () =>
+      chart.locator('text').evaluateAll((els) =>
+        els.map((el) => ({
+          text: el.textContent ?? '',
+          height: el.getBoundingClientRect().height,
+        })),
+      );
+    const drawn = await labels();
+    expect(drawn.length).toBeGreaterThan(20);
+    for (const label of drawn) {
+      expect(label.height, `"${label.text}" is ${label.height} px high`).toBeGreaterThanOrEqual(11);
+    }
+    // Each question's reminder, a timer that stays: a loop on the state, labelled `after …`.
+    const reminder = chart.locator('g[data-edge="open.asking>open.asking"] text');
+    expect(await reminder.textContent()).toMatch(/^after reminder\[!context\.reminded\]$/);
+    // Guards by name (saidYes, the bot's saidCancel), inline ones by their source: no `[guard]`.
+    const texts = drawn.map((label) => label.text);
+    expect(texts.join('\n')).toMatch(/\[saidYes\]/);
+    expect(texts.join('\n')).toMatch(/\[saidCancel\]/);
+    for (const text of texts) expect(text).not.toMatch(/\[guard\]/);
+    // The active state is scrolled into the box (measured in one go: each live update draws
+    // the chart again).
+    const measure = () =>
+      chart.evaluate((el) => {
+        type Boxed = {
+          getBoundingClientRect(): { x: number; y: number; width: number; height: number };
+        };
+        const rect = (node: Boxed | null) => {
+          const r = node!.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        };
+        return {
+          box: rect(el),
+          svg: rect(el.querySelector('svg')),
+          asking: rect(el.querySelector('g[data-state="open.asking"] rect')),
+        };
+      });
+    const { box, asking } = await measure();
+    expect(asking.x).toBeGreaterThanOrEqual(box.x);
+    expect(asking.x + asking.width).toBeLessThanOrEqual(box.x + box.width);
+
+    // Zoom: the whole chart fits the box, then back to 100 %.
+    await page.getByRole('button', { name: 'Fit' }).click();
+    expect(Number.parseInt((await page.getByTestId('chart-zoom').textContent())!, 10)).toBeLessThan(
+      100,
+    );
+    expect((await measure()).svg.width).toBeLessThanOrEqual(box.width);
+    await page.getByTestId('chart-zoom').click();
+    expect(await page.getByTestId('chart-zoom').textContent()).toBe('100 %');
+    // Drag to pan.
+    const before = await chart.evaluate((el) => el.scrollLeft);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(
+      box.x + box.width / 2 + (before > 0 ? 120 : -120),
+      box.y + box.height / 2,
+      {
+        steps: 4,
+      },
+    );
+    await page.mouse.up();
+    expect(await chart.evaluate((el) => el.scrollLeft)).not.toBe(before);
+
+    // Expanded over the window, the whole appointment chart shows at 100 %, legible.
+    await page.getByRole('button', { name: 'Expand' }).click();
+    const expanded = await measure();
+    expect(expanded.svg.width).toBeLessThanOrEqual(expanded.box.width);
+    for (const label of await labels()) expect(label.height).toBeGreaterThanOrEqual(11);
+    await page.screenshot({ path: screenshotPath('dev-phone-appointment.png') });
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('button', { name: 'Expand' }).count()).toBe(1);
+    await page.close();
+  });
+
+  it('computes the example input when the form is shown and again when the clock moves: after +3d it still starts the appointment', {
+    timeout: 90_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(`${dev.url}/dev`);
+    await page.getByLabel('Add a number').fill('+33 6 55 66 77 88');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect
+      .poll(() => page.getByTestId('phone-title').textContent())
+      .toBe('+33 6 55 66 77 88');
+    await page.getByLabel('Bot', { exact: true }).selectOption('appointment');
+    const example = async () =>
+      JSON.parse((await page.getByLabel('Start input').inputValue()) || '{}') as { at?: string };
+    await expect.poll(async () => (await example()).at).toBeTypeOf('string');
+    const first = Date.parse((await example()).at!);
+
+    await page.getByLabel('Move the clock by').fill('3d');
+    await page.getByRole('button', { name: 'Advance' }).click();
+    await page.getByTestId('notice').filter({ hasText: 'clock moved forward 3d' }).waitFor();
+    // The form, untouched, follows the clock: the appointment is still ahead of it.
+    await expect
+      .poll(async () => Date.parse((await example()).at!) - first)
+      .toBeGreaterThanOrEqual(3 * 86_400_000 - 3_600_000);
+    const devNow = ((await (await fetch(`${dev.url}/dev/state`)).json()) as { now: number }).now;
+    expect(Date.parse((await example()).at!)).toBeGreaterThan(devNow);
+
+    await page.getByRole('button', { name: 'Start conversation' }).click();
+    await expect
+      .poll(() => page.getByTestId('conversation-status').textContent(), { timeout: 15_000 })
+      .toBe('active');
+    await expect.poll(() => page.getByTestId('state').textContent()).toBe('open.asking');
+    expect(await page.getByTestId('sms').first().locator('.bubble').textContent()).toMatch(
+      /Bonjour Ana/,
+    );
+
+    // Changed by the developer, the input is theirs: a clock move leaves it.
+    const mine = JSON.stringify({ name: 'Bo', at: '2031-01-01T10:00:00+01:00', place: 'Ici' });
+    await page.getByLabel('Start input').fill(mine);
+    await page.getByRole('button', { name: '+1 h' }).click();
+    await page.getByTestId('notice').filter({ hasText: 'clock moved forward 1h' }).waitFor();
+    expect(await page.getByLabel('Start input').inputValue()).toBe(mine);
     await page.close();
   });
 });

@@ -1,6 +1,7 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { CountryCode } from 'libphonenumber-js';
 import { z } from 'zod';
+import { exampleInputAt } from '../../bot/define-bot.ts';
 import { checkStartInput } from '../../conversation/check-start-input.ts';
 import { startConversation } from '../../conversation/start-conversation.ts';
 import { EmulatorApiError } from '../../emulator/emulator-api-error.ts';
@@ -108,10 +109,10 @@ export function phoneActionRoutes(deps: Deps): Router {
         .json({ error: `no bot '${parsed.bot}'; loaded: ${[...registry.bots.keys()].join(', ')}` });
       return;
     }
-    // No input given: the bot's example input, as the page's form is filled with.
+    // No input given: the bot's example input by the dev clock, as the page's form is filled.
     const checked = checkStartInput(
       bot,
-      parsed.input === undefined ? bot.exampleInput : parsed.input,
+      parsed.input === undefined ? exampleInputAt(bot, new Date(clock.now())) : parsed.input,
     );
     if (!checked.ok) {
       res.status(400).json({ error: checked.error, field: checked.field });

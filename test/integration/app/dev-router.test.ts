@@ -235,6 +235,55 @@ describe('the dev phone API (replyflow dev)', () => {
       .send({ bot: 'appointment', phone: other });
     expect(again.status).toBe(202);
   });
+
+  // Last here: it moves the dev clock of this server 3 days ahead.
+  it("computes a bot's example input by the dev clock: after +3d a start without input is still ahead of the appointment", async () => {
+    const api = request(dev.url!);
+    const exampleAt = async () => {
+      const bots: Json = (await api.get('/dev/bots')).body;
+      return Date.parse(bots.find((b: Json) => b.id === 'appointment').exampleInput.at);
+    };
+    const before = await exampleAt();
+    const moved = await api.post('/dev/clock/advance').send({ by: '3d' });
+    expect(moved.status).toBe(200);
+    const after = await exampleAt();
+    expect(after - before).toBeGreaterThanOrEqual(3 * 86_400_000 - 3_600_000);
+    expect(after).toBeGreaterThan(moved.body.now);
+    const state: Json = (await api.get('/dev/state')).body;
+    expect(
+      Date.parse(state.bots.find((b: Json) => b.id === 'appointment').exampleInput.at),
+    ).toBeGreaterThan(moved.body.now);
+
+    const other = '33611223377';
+    const started = await api.post('/dev/conversations').send({ bot: 'appointment', phone: other });
+    expect(started.status).toBe(202);
+    const body = await waitFor(async () => {
+      const read = (await api.get(`/dev/phones/${other}`)).body;
+      return read.entries.some((e: Json) => e.kind === 'sms') && read;
+    });
+    // Not ended at once as too_late: the appointment asks.
+    expect(body.conversation).toMatchObject({
+      status: 'active',
+      activePaths: ['open', 'open.asking'],
+    });
+  });
+
+  it('says in the live frames of a phone which failures are still armed, so the page clears one used', async () => {
+    const api = request(dev.url!);
+    const other = '33611223388';
+    expect(
+      (await api.post(`/dev/phones/${other}/next-failure`).send({ reason: 'EXPIRED' })).body.armed,
+    ).toEqual(['EXPIRED']);
+    const after = (await api.get('/dev/state')).body.seq;
+    const frames = readFrames(`${dev.url}/dev/events?after=${after}`, {}, (f) =>
+      f.some((x) => x.event === 'sms' && x.data.sms?.status === 'errored'),
+    );
+    expect((await api.post(`/dev/phones/${other}/broadcast`).send({})).status).toBeLessThan(300);
+    const got = await frames;
+    const created = got.find((f) => f.event === 'entry' && f.data.entry.phone === other);
+    expect(created!.data).toMatchObject({ entry: { kind: 'sms' }, armed: [] });
+    expect(got.find((f) => f.event === 'sms')!.data.armed).toEqual([]);
+  });
 });
 
 describe('the dev phone clock', () => {

@@ -14,6 +14,7 @@ const state = {
   sms: {},
   conversation: null,
   charts: new Map(),
+  prefilled: undefined, // the example input last put in the form, while the developer keeps it
 };
 const rank = { pending: 0, sent: 1, delivered: 2, errored: 2 };
 
@@ -61,8 +62,10 @@ function renderBots({ bots, errors }) {
       }),
     ),
   );
-  if (bots.some((b) => b.id === chosen)) $('bot').value = chosen;
-  else prefillInput();
+  if (bots.some((b) => b.id === chosen)) {
+    $('bot').value = chosen;
+    refreshInput(); // a bot reloaded may have another example
+  } else prefillInput();
   if (errors?.length) {
     banner(
       `Bot files that failed to load (the previous version keeps serving):\n${errors.map((e) => `${e.file}: ${e.message}`).join('\n')}`,
@@ -70,10 +73,23 @@ function renderBots({ bots, errors }) {
   } else if (!$('banner').classList.contains('info')) banner('');
 }
 
-function prefillInput() {
-  const bot = state.server?.bots.find((b) => b.id === $('bot').value);
-  $('input').value = JSON.stringify(bot?.exampleInput ?? {}, null, 2);
+// The example input is computed by the server with the dev clock each time the form is filled
+// (a bot's `exampleInput` may be a function of the time: an appointment the day after tomorrow).
+let prefills = 0;
+async function prefillInput() {
+  const ticket = ++prefills;
+  const { ok, data } = await api('GET', '/dev/bots');
+  if (ticket !== prefills) return; // a newer one is on its way
+  const bot = (ok ? data : (state.server?.bots ?? [])).find((b) => b.id === $('bot').value);
+  state.prefilled = JSON.stringify(bot?.exampleInput ?? {}, null, 2);
+  $('input').value = state.prefilled;
+  if (bot?.exampleInputError) say(bot.exampleInputError);
   if (!state.conversation) renderPanel();
+}
+
+/** After the clock moved: the example again, unless the developer changed it. */
+function refreshInput() {
+  if ($('input').value === state.prefilled) prefillInput();
 }
 
 function renderPicker() {
@@ -196,16 +212,18 @@ function connect() {
   const events = new EventSource(`/dev/events?after=${state.server.seq}`);
   const on = (type, handle) =>
     events.addEventListener(type, (e) => handle(JSON.parse(e.data), Number(e.lastEventId)));
-  on('entry', ({ entry, sms }, seq) => {
+  on('entry', ({ entry, sms, armed }, seq) => {
     if (entry.phone !== state.phone || seq <= state.loadedSeq) return;
+    if (armed) renderArmed(armed);
     if (sms && (!state.sms[sms.id] || rank[sms.status] >= rank[state.sms[sms.id].status])) {
       state.sms[sms.id] = sms;
     }
     addEntry(entry);
     renderThread(state);
   });
-  on('sms', ({ phone, sms }, seq) => {
+  on('sms', ({ phone, sms, armed }, seq) => {
     if (phone !== state.phone || seq <= state.loadedSeq) return;
+    if (armed) renderArmed(armed);
     const known = state.sms[sms.id];
     if (known && rank[sms.status] < rank[known.status]) return;
     state.sms[sms.id] = sms;
@@ -228,7 +246,10 @@ function connect() {
     renderThread(state);
     renderArmed([]);
   });
-  on('clock', ({ now }) => setClock(now));
+  on('clock', ({ now }) => {
+    setClock(now);
+    refreshInput();
+  });
   on('webhook', (entry) => sentEvent(entry));
   on('bots', (data) => {
     Object.assign(state.server, { bots: data.bots, errors: data.errors });
