@@ -75,7 +75,7 @@ export function createCampaignRunner(options: CampaignRunnerOptions) {
   /** Fires what is due in one chunk, at most half a lease's worth of starts at the campaign's rate. */
   async function runChunk(chunk: CampaignChunk): Promise<void> {
     const meta = await definition(chunk);
-    if (!meta || meta.status !== 'active') return;
+    if (meta?.status !== 'active') return;
     const now = clock.now();
     const decisions = decideFiring(meta, await store.readChunk(chunk), now, (at) =>
       options.quietUntil?.(meta.location, at),

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { createManualClock } from '../../../src/scheduler/create-manual-clock.ts';
 import { chunksFor } from '../../../src/store/campaign-id.ts';
 import type { CampaignMeta, RecipientRow } from '../../../src/store/campaign-records.ts';

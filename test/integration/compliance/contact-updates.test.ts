@@ -116,7 +116,9 @@ describe('contact updates, from a flow and on opt-out, through the emulator', ()
     expect(await loop.waitForBodies(phone, 3)).toEqual([
       'Your first name?',
       'Welcome!',
-      expect.stringMatching(/^Sorry, we could not save your details \(INVALID_CONTACT: .*CHAR.*\)\.$/),
+      expect.stringMatching(
+        /^Sorry, we could not save your details \(INVALID_CONTACT: .*CHAR.*\)\.$/,
+      ),
     ]);
     expect(await contacts(phone)).toEqual([]);
   });
