@@ -1,7 +1,7 @@
 /**
- * The outbox's two bands of ready times (answers first, src/store/README.md): a conversation
- * waiting with bot-initiated items only belongs at `botBandMs` + its ready time, behind every
- * other one.
+ * The two bands of ready times (answers first, src/store/README.md): a conversation waiting with
+ * bot-initiated items only (an outbox of a campaign's messages, a mailbox of starts and timers)
+ * belongs at `botBandMs` + its ready time, behind every other one.
  */
 export interface ReadyBands {
   botBandMs: number;
@@ -65,6 +65,15 @@ export class MemoryLeaseQueue {
     if (this.locks.has(id) || current === undefined || current <= at) return false;
     ready.set(id, at);
     return true;
+  }
+
+  /**
+   * Brings a conversation waiting in the bot-initiated band (a ready time at or past
+   * `botBandMs`) back among the others, ready at `now` (ingest-9.lua, for a reply).
+   */
+  leaveBand(id: string, partition: number, now: number, botBandMs: number): void {
+    const ready = this.readyOf(partition);
+    if ((ready.get(id) ?? 0) >= botBandMs) ready.set(id, now);
   }
 
   /** How many conversations of the partition may be claimed at `now` (ready time passed). */

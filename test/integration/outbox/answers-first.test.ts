@@ -172,4 +172,52 @@ describe('answers first: a reply while a campaign drains at the rate limit', () 
     );
     expect(p99).toBeLessThan(1_000);
   }, 120_000);
+  it("steps a reply before thousands of starts queued earlier in the worker's inbox (a campaign never holds up an answer)", async () => {
+    // 3,000 starts are queued at once, as a campaign's runner fires a chunk, then a person
+    // texts HELLO. The worker claims mailboxes with a reply before those with starts only
+    // (src/store/README.md, "Answers first"), so the reply's step comes long before the
+    // last start's: before, it waited behind all 3,000, each ready earlier than it.
+    // A web process of its own: a worker in the same process would take the reply at once as it
+    // comes (the hand-off), and the reply would never wait in the inbox's ready set.
+    loop = await startReplyLoop({
+      registry,
+      rateLimitPerSecond: 1_000,
+      webhook: false,
+      roles: { worker: false },
+    });
+    const running = loop;
+    const starts = 3_000;
+    const campaignPhones = Array.from(
+      { length: starts },
+      (_, i) => `3362${String(i).padStart(7, '0')}`,
+    );
+    for (let i = 0; i < starts; i += 250) {
+      await Promise.all(
+        campaignPhones.slice(i, i + 250).map((phone) => running.start(phone, 'campaign')),
+      );
+    }
+    const replyPhone = '33680000001';
+    expect(await running.notify(replyNotification('hello-first', replyPhone, 'HELLO'))).toBe(200);
+    // The worker comes now: everything is waiting, the reply last.
+    await running.startInstance({ web: false, sender: false, scheduler: false });
+
+    const stepped = await waitFor(
+      async () => (await running.store.getConversation({ location, phone: replyPhone }))?.startedAt,
+      { timeout: 60_000, message: "the reply's step" },
+    );
+    // Every start is stepped in the end, and the reply came before most of them.
+    const startedAt = await waitFor(
+      async () => {
+        const records = await Promise.all(
+          campaignPhones.map((phone) => running.store.getConversation({ location, phone })),
+        );
+        const times = records.map((record) => record?.startedAt);
+        return times.every((t) => t !== undefined) && (times as number[]);
+      },
+      { timeout: 120_000, interval: 500, message: `the ${starts} starts stepped` },
+    );
+    const before = startedAt.filter((t) => t < stepped).length;
+    console.log(`answers first (inbox): ${before} of ${starts} starts stepped before the reply`);
+    expect(before).toBeLessThan(starts / 2);
+  }, 180_000);
 });

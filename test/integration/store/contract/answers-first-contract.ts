@@ -6,6 +6,8 @@ import {
   outboundMessage,
   phonesInDistinctPartitions,
   queueOutbound,
+  replyEvent,
+  startEvent,
   t0,
 } from './fixtures.ts';
 
@@ -99,6 +101,35 @@ export function answersFirstContract(store: () => Store): void {
         b,
       ]);
       expect(await store().nextReadyAt('outbox', partition)).toBe(t0);
+    });
+
+    it('claims a mailbox with a reply before the mailboxes of starts ready earlier (a campaign never holds up an answer)', async () => {
+      const [a = '', b = '', c = ''] = phonesInOnePartition(store(), 3);
+      const partition = store().partitionOf(a);
+      await store().ingest('n-a', [{ event: startEvent('a:start', a) }], t0);
+      await store().ingest('n-b', [{ event: startEvent('b:start', b) }], t0 + 1);
+      await store().ingest('n-c', [{ event: replyEvent('c:reply', c) }], t0 + 2);
+      const claims = await store().claimMany('inbox', partition, leaseMs, t0 + 10, 3);
+      expect(phonesOf(claims)).toEqual([c, a, b]);
+      expect(claims[1]?.view.next?.id).toBe('a:start');
+    });
+
+    it('brings a mailbox of starts waiting behind the answers back among them when a reply comes', async () => {
+      const [a = '', b = '', c = ''] = phonesInOnePartition(store(), 3);
+      const partition = store().partitionOf(a);
+      await store().ingest('n-a', [{ event: startEvent('a:start', a) }], t0);
+      await store().ingest('n-b', [{ event: startEvent('b:start', b) }], t0 + 1);
+      await store().ingest('n-c', [{ event: replyEvent('c:reply', c) }], t0 + 2);
+      // The claim of the reply moves the two waiting with starts only behind the answers.
+      expect(phonesOf(await store().claimMany('inbox', partition, leaseMs, t0 + 3, 1))).toEqual([
+        c,
+      ]);
+      expect(await store().nextReadyAt('inbox', partition)).toBe(t0);
+      // b's person answers: b comes before a, its start first, then the reply.
+      await store().ingest('n-b2', [{ event: replyEvent('b:reply', b) }], t0 + 4);
+      const next = await store().claimMany('inbox', partition, leaseMs, t0 + 5, 2);
+      expect(phonesOf(next)).toEqual([b, a]);
+      expect(next[0]?.view.next?.id).toBe('b:start');
     });
   });
 }
