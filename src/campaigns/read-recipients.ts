@@ -65,7 +65,7 @@ export interface ReadRecipientsOptions {
  * `Recipient`, or an `ExcludedRow` with its reason (`bad_phone`, `bad_input`, `bad_date`,
  * `past_due`, or `duplicate` for a number an earlier row already named), so that every row is
  * accounted for. Memory stays flat whatever the file's size: rows are read a chunk at a time,
- * and the numbers seen cost 12 to 24 bytes each. A mistake that would spoil every row (no phone
+ * and the numbers seen cost 16 bytes each (up to 32 when the file is longer than `expectedRows`). A mistake that would spoil every row (no phone
  * column, a bad offset) throws a `ValidationError` or `ConfigError` before the first row.
  *
  * @example

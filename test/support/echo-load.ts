@@ -86,9 +86,10 @@ export async function postTurn(
 }
 
 /**
- * One POST, sent again when the connection fails before an answer (as the service redelivers a
- * notification it got no answer to; replyflow dedupes by notification id). Under heavy load a
- * keep-alive connection can be reset by the server just as a request goes out.
+ * One POST, sent again when the connection fails before an answer, or the answer is 503 (as the
+ * service redelivers a notification it got no 2xx for; replyflow dedupes by notification id).
+ * Under heavy load a keep-alive connection can be reset by the server just as a request goes
+ * out, and a store call can time out (503 "store unavailable, retry later").
  */
 async function postWithRetry(
   pool: Pool,
@@ -103,10 +104,12 @@ async function postWithRetry(
         headers: { 'content-type': 'application/json' },
         body,
       });
-      return { statusCode: res.statusCode, text: await res.body.text() };
+      const answer = { statusCode: res.statusCode, text: await res.body.text() };
+      if (answer.statusCode !== 503 || attempt >= 10) return answer;
     } catch (error) {
-      if (attempt >= 3) throw error;
+      if (attempt >= 10) throw error;
     }
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
   }
 }
 

@@ -68,8 +68,10 @@ describe('a service frozen far longer than the time-out, the grace and the lease
       // The service's notifications go through the relay, registered below.
       webhook: false,
       // The spec's 4 s answer deadline, unscaled: scaled to 40 ms, the relay's answers would
-      // time out in a busy process, and the emulator would send each notification again and again.
-      emulator: { webhookRetry: { timeoutMs: 400_000 } },
+      // time out in a busy process, and the emulator would send each notification again and
+      // again. Its retries 1 s apart and more (not 10 ms): under a full run's load, ten quick
+      // ones could all fail, and the notification would be given up.
+      emulator: { webhookRetry: { timeoutMs: 400_000, baseMs: 100_000 } },
       async providerUrl(emulatorBaseUrl) {
         const target = new URL(emulatorBaseUrl);
         proxy = await startFreezableProxy(target);
@@ -146,7 +148,7 @@ describe('a service frozen far longer than the time-out, the grace and the lease
     const sentStatuses = () =>
       relay!.held.filter((n) => n.envelope.data.some((item) => item.status === 'sent')).length;
     await waitFor(async () => sentStatuses() >= reached, {
-      timeout: 120_000,
+      timeout: 300_000,
       message: 'every sent status on its way',
     });
 
