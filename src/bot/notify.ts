@@ -1,5 +1,6 @@
 import { type EventObject, emit, type MachineContext } from 'xstate';
 import { errorCodes, ReplyflowError } from '../errors.ts';
+import { reservedEventNamespaces } from '../events/event-type-problem.ts';
 import { builtInEventTypes } from '../events/outbound-event.ts';
 
 /** The event `notify` emits; the engine queues it in the step's commit as an outbound event. */
@@ -51,6 +52,17 @@ function checkEventType(type: string): void {
     throw new ReplyflowError(
       errorCodes.BOT_DEFINITION_INVALID,
       `notify('${type}'): '${type}' is an event replyflow emits itself; name your own, e.g. 'appointment.confirmed'`,
+    );
+  }
+  if (
+    typeof type === 'string' &&
+    reservedEventNamespaces.some((namespace) => type.startsWith(namespace))
+  ) {
+    // A subscription could not name it in its types (they refuse conversation.* and result.*
+    // that replyflow does not emit), and a receiver would take it for replyflow's own.
+    throw new ReplyflowError(
+      errorCodes.BOT_DEFINITION_INVALID,
+      `notify('${type}'): conversation.* and result.* are replyflow's own events; name yours after your domain, e.g. 'appointment.confirmed'`,
     );
   }
   if (typeof type !== 'string' || !dottedName.test(type)) {

@@ -3,7 +3,7 @@ import { builtInEventTypes } from './outbound-event.ts';
 /** A bot's own type: lowercase words joined by dots, at least two (as `notify` checks). */
 const dottedName = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 /** The namespaces of replyflow's own types: a name in them that is not one is a typo. */
-const reserved = ['conversation.', 'result.'];
+export const reservedEventNamespaces = ['conversation.', 'result.'] as const;
 
 /**
  * Why a subscription's `types` entry can never match an event, or undefined when it can: one
@@ -15,7 +15,7 @@ export function eventTypeProblem(type: string): string | undefined {
   const builtIn = builtInEventTypes.join(', ');
   const guess = closest(type.toLowerCase());
   const hint = guess ? `did you mean '${guess}'? ` : '';
-  if (reserved.some((prefix) => type.startsWith(prefix))) {
+  if (reservedEventNamespaces.some((prefix) => type.startsWith(prefix))) {
     return `'${type}' is not an event replyflow emits: ${hint}its types are ${builtIn} (conversation.* and result.* are replyflow's)`;
   }
   if (!dottedName.test(type)) {

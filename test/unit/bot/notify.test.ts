@@ -43,6 +43,10 @@ describe('notify', () => {
   it('refuses a built-in type or a name that is not dotted lowercase, when the bot is defined', () => {
     expect(() => notify('conversation.ended')).toThrow(/replyflow emits itself/);
     expect(() => notify('optout')).toThrow(/replyflow emits itself/);
+    // Its namespaces too: no subscription could name them, a receiver would take them for its.
+    expect(() => notify('conversation.rescheduled')).toThrow(/replyflow's own events/);
+    expect(() => notify('result.final')).toThrow(/replyflow's own events/);
+    expect(() => notify('results.export')).not.toThrow();
     for (const bad of ['Appointment.Confirmed', 'confirmed', 'appointment..x', 'a.b-c', '']) {
       expect(() => notify(bad)).toThrow(/lowercase words joined by dots/);
     }
