@@ -8,9 +8,23 @@ import { Redis } from 'ioredis';
 import type { Benchmark } from '../lib/benchmark.ts';
 import { type BenchChild, startChild } from '../lib/child.ts';
 import { machineInfo } from '../lib/machine.ts';
-import { countKeys, openBenchRedis, randomPrefix } from '../lib/redis.ts';
+import {
+  type BenchRedis,
+  countKeys,
+  openBenchRedis,
+  openFreshRedis,
+  randomPrefix,
+} from '../lib/redis.ts';
 import { fixed, markdownTable, median } from '../lib/stats.ts';
-import { type LoadResult, type NextBody, runAutocannon, runPaced } from './load.ts';
+import { type LoadResult, type NextBody, runAutocannon, runPaced, runPool } from './load.ts';
+import {
+  type CommandStats,
+  formatRedisProfile,
+  type RedisProfile,
+  readCommandStats,
+  startSlowlog,
+  takeSlowlog,
+} from './redis-profile.ts';
 import { phoneNumber, replyNotification } from './wiring.ts';
 
 /**
@@ -21,13 +35,22 @@ import { phoneNumber, replyNotification } from './wiring.ts';
  * `replyflow-before` is replyflow from another checkout (`--before DIR`, with its own
  * node_modules), run in the same command: the cost of a change, measured on one machine state.
  */
-type Variant = 'replyflow' | 'baseline' | 'replyflow-web' | 'replyflow-before';
+/**
+ * `peer` is the lean hand-written handler of issue 26 (`peer-app.ts`: Express, GET, actor, SET,
+ * a plain undici request to `POST /sms`): the headline comparison. `baseline-client` is the
+ * same handler sending through replyflow's messaging client (zod, limiter, retries), the
+ * bench's baseline before issue 26 (`--only baseline` still selects it).
+ */
+type Variant = 'replyflow' | 'peer' | 'baseline-client' | 'replyflow-web' | 'replyflow-before';
 const allVariants: readonly Variant[] = [
   'replyflow',
-  'baseline',
+  'peer',
+  'baseline-client',
   'replyflow-web',
   'replyflow-before',
 ];
+/** The variant the headline ratio is taken against. */
+const headlinePeer: Variant = 'peer';
 
 interface Settings {
   runs: number;
@@ -47,6 +70,11 @@ interface Settings {
   /** autocannon connections of the fixed-rate phase (and of the hot conversation). */
   rateConnections: number;
   profile: boolean;
+  /**
+   * Also run one more phase of `turns` turns per run (not counted in the throughput) with
+   * Redis's SLOWLOG logging every command, for the per-script split of Redis time per turn.
+   */
+  profileRedis: boolean;
   /** The variants to run, in this order on odd runs and reversed on even ones. */
   variants: Variant[];
   /** Extra environment for replyflow (`--replyflow-env REPLYFLOW_SEND_CONCURRENCY=1`). */
@@ -94,6 +122,11 @@ interface TurnPhase {
   /** CPU time per turn, µs, by process: what the phase cost, whatever else ran on the machine. */
   cpuPerTurn: CpuSample & { total: number };
   /**
+   * Redis's INFO commandstats over the phase (CONFIG RESETSTAT before it), for the phases that
+   * take it: the warm one.
+   */
+  commandStats?: CommandStats;
+  /**
    * Share of the machine's cores the hypervisor gave to other guests during the phase (steal
    * time in /proc/stat), %; undefined where it cannot be read. The main source of the spread
    * between runs on a shared VM.
@@ -112,6 +145,8 @@ interface RunResult {
   warmUp?: TurnPhase;
   /** `turns` turns once warm: the throughput a running server has. */
   spread?: TurnPhase;
+  /** With --profile-redis: `turns` more turns with SLOWLOG at 0, and what it logged. */
+  redisProfile?: RedisProfile;
   hot?: TurnPhase & { finalTurns: number | null };
   autocannon: TurnPhase;
   paced: TurnPhase;
@@ -120,16 +155,19 @@ interface RunResult {
   duplicateSms: number;
 }
 
-const usage = `reply-loop [--runs 3] [--phones 1000] [--turns 3000] [--warm-up-turns 9000] [--hot 500] [--rate 1000] [--before DIR]
-           [--latency-seconds 4] [--connections 50] [--rate-connections 10] [--profile]
-           [--only replyflow,baseline,replyflow-web,replyflow-before] [--replyflow-env NAME=value]...
+const usage = `reply-loop [--runs 3] [--phones 500] [--turns 5000] [--warm-up-turns 5000] [--hot 500] [--rate 1000] [--before DIR]
+           [--latency-seconds 4] [--connections 64] [--rate-connections 10] [--profile] [--profile-redis]
+           [--only replyflow,peer,baseline-client,replyflow-web,replyflow-before] [--replyflow-env NAME=value]...
   --turns N: turns measured cold (right after the starts) and again warm (after --warm-up-turns more)
+  --profile-redis: one more phase per run with SLOWLOG at 0: Redis calls and µs per turn, per script
+  peer: the lean hand-written handler (plain undici POST /sms), the headline ratio's reference;
+  baseline-client: the same handler sending through replyflow's messaging client
   --before DIR: also run replyflow from DIR (another checkout with node_modules), ratio "replyflow / before"`;
 
 const benchmark: Benchmark = {
   name: 'reply-loop',
   description:
-    'conversation turns/s end to end (webhook → POST /sms) and webhook ack latency at a fixed rate: replyflow vs a naive Express + createActor + GET/SET handler',
+    'conversation turns/s end to end (webhook → POST /sms), Redis CPU per turn (each server on its own redis-server) and webhook ack latency at a fixed rate: replyflow vs a lean Express + createActor + GET/SET + undici POST /sms peer',
   run,
 };
 export default benchmark;
@@ -139,15 +177,16 @@ function parseSettings(args: readonly string[]): Settings {
     args: [...args],
     options: {
       runs: { type: 'string', default: '3' },
-      phones: { type: 'string', default: '1000' },
-      turns: { type: 'string', default: '3000' },
-      'warm-up-turns': { type: 'string', default: '9000' },
+      phones: { type: 'string', default: '500' },
+      turns: { type: 'string', default: '5000' },
+      'warm-up-turns': { type: 'string', default: '5000' },
       hot: { type: 'string', default: '500' },
       rate: { type: 'string', default: '1000' },
       'latency-seconds': { type: 'string', default: '4' },
-      connections: { type: 'string', default: '50' },
+      connections: { type: 'string', default: '64' },
       'rate-connections': { type: 'string', default: '10' },
       profile: { type: 'boolean', default: false },
+      'profile-redis': { type: 'boolean', default: false },
       only: { type: 'string' },
       'replyflow-env': { type: 'string', multiple: true, default: [] },
       before: { type: 'string' },
@@ -167,7 +206,9 @@ function parseSettings(args: readonly string[]): Settings {
     return number;
   };
   const only =
-    values.only?.split(',') ??
+    values.only
+      ?.split(',')
+      .map((variant) => (variant === 'baseline' ? 'baseline-client' : variant)) ??
     allVariants.filter((variant) => variant !== 'replyflow-before' || values.before);
   if (only.includes('replyflow-before') && !values.before) {
     throw new Error(`the variant replyflow-before needs --before DIR (another checkout)\n${usage}`);
@@ -195,6 +236,7 @@ function parseSettings(args: readonly string[]): Settings {
     connections: positive('connections', values.connections),
     rateConnections: positive('rate-connections', values['rate-connections']),
     profile: values.profile,
+    profileRedis: values['profile-redis'],
     variants: only as Variant[],
   };
 }
@@ -203,7 +245,10 @@ async function run(args: readonly string[]): Promise<void> {
   const settings = parseSettings(args);
   const machine = machineInfo();
   const started = Date.now();
-  const redis = await openBenchRedis();
+  // Each run of each variant gets a redis-server of its own, so that its `INFO cpu` is that
+  // server's cost alone (issue 26); this one only tells the version (and fails early).
+  const redis = await openRunRedis();
+  await redis.stop();
   // With --profile the emulator writes its own profile too (its CPU is part of every turn).
   const emulator = await startChild<{ baseUrl: string }>(
     new URL('./emulator-process.ts', import.meta.url),
@@ -212,30 +257,27 @@ async function run(args: readonly string[]): Promise<void> {
   );
   console.log(
     `reply-loop: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
-      `Redis ${redis.version} (${redis.origin}), load average ${machine.loadAverage.join(' ')}`,
+      `Redis ${redis.version} (${redis.origin}, one per run), load average ${machine.loadAverage.join(' ')}`,
   );
   const results: RunResult[] = [];
-  const redisClient = new Redis(redis.url, { maxRetriesPerRequest: 1 });
   try {
     const order = settings.variants;
     // The emulator and the load generator (this process) live through every run: the first
     // variant measured used to pay their warm-up (JIT), 1.5 times their CPU per turn and a
     // tenth fewer turns/s. One run of it first, not counted, warms them for every variant.
-    const warmUp = await runOnce(order[0]!, 0, settings, redisClient, redis.url, emulator);
+    const warmUp = await runOnce(order[0]!, 0, settings, emulator);
     console.log(`${describeRun(warmUp)} (warm-up, not counted)`);
     for (let r = 0; r < settings.runs; r++) {
       // Alternate which variant goes first, so a drift of the machine favours neither.
       const turn = r % 2 === 0 ? order : [...order].reverse();
       for (const variant of turn) {
-        const result = await runOnce(variant, r + 1, settings, redisClient, redis.url, emulator);
+        const result = await runOnce(variant, r + 1, settings, emulator);
         results.push(result);
         console.log(describeRun(result));
       }
     }
   } finally {
-    redisClient.disconnect();
     await emulator.close();
-    await redis.stop();
   }
   const report = summarize(results, settings);
   console.log(`\n${report}\n`);
@@ -261,6 +303,19 @@ async function run(args: readonly string[]): Promise<void> {
   console.log(`raw results: ${file.pathname} (${((finished - started) / 1000).toFixed(0)} s)`);
 }
 
+/**
+ * A redis-server of the run's own (`openFreshRedis`), or, where none can be started, the
+ * shared one of `openBenchRedis` (REDIS_URL): then Redis CPU per turn counts whatever else
+ * that server does meanwhile.
+ */
+async function openRunRedis(): Promise<BenchRedis> {
+  try {
+    return await openFreshRedis();
+  } catch {
+    return openBenchRedis();
+  }
+}
+
 /** Node's flags that write a CPU profile into bench/results/profiles/ when the process exits. */
 function profileArgs(): string[] {
   const profileDir = new URL('../results/profiles/', import.meta.url).pathname;
@@ -271,8 +326,24 @@ async function runOnce(
   variant: Variant,
   run: number,
   settings: Settings,
-  redis: Redis,
+  emulator: BenchChild<{ baseUrl: string }>,
+): Promise<RunResult> {
+  const server = await openRunRedis();
+  const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+  try {
+    return await runOnceOn(server.url, redis, variant, run, settings, emulator);
+  } finally {
+    redis.disconnect();
+    await server.stop();
+  }
+}
+
+async function runOnceOn(
   redisUrl: string,
+  redis: Redis,
+  variant: Variant,
+  run: number,
+  settings: Settings,
   emulator: BenchChild<{ baseUrl: string }>,
 ): Promise<RunResult> {
   await emulator.ask('reset', { full: true });
@@ -284,6 +355,7 @@ async function runOnce(
       : new URL('./sut-process.ts', import.meta.url);
   const sut = await startChild<{ webhookUrl: string }>(
     sutFile,
+    // replyflow-before's checkout may predate the name baseline-client.
     [variant === 'replyflow-before' ? 'replyflow' : variant],
     {
       env: {
@@ -327,11 +399,12 @@ async function runOnce(
     };
     // The web role alone answers no turn: its phases end with the last ack.
     const answers = variant !== 'replyflow-web';
-    const measure = (load: () => Promise<LoadResult>) => measureTurns(emulator, cpu, load, answers);
+    const measure = (load: () => Promise<LoadResult>, statsOf?: Redis) =>
+      measureTurns(emulator, cpu, load, answers, statsOf);
 
     // 1. Each phone starts its conversation (and every process warms up: JIT, connections).
     const starts = await measure(() =>
-      runAutocannon({
+      runPool({
         url,
         connections: settings.connections,
         amount: settings.phones,
@@ -341,18 +414,27 @@ async function runOnce(
     let cold: TurnPhase | undefined;
     let warmUp: TurnPhase | undefined;
     let spread: TurnPhase | undefined;
+    let redisProfile: RedisProfile | undefined;
     let hot: RunResult['hot'];
     if (answers) {
       // 2. Throughput: turns of the started conversations, as fast as they are taken. Cold
       // first, right after the starts; then, after a warm-up, warm: a server runs warm.
+      // An undici Pool drives them (issue 26: it costs the runner less than autocannon).
       const turnsOf = (amount: number) => () =>
-        runAutocannon({ url, connections: settings.connections, amount, next: nextSpread });
+        runPool({ url, connections: settings.connections, amount, next: nextSpread });
       cold = await measure(turnsOf(settings.turns));
       if (settings.warmUpTurns > 0) warmUp = await measure(turnsOf(settings.warmUpTurns));
-      spread = await measure(turnsOf(settings.turns));
+      // The warm phase also takes INFO commandstats (CONFIG RESETSTAT before it).
+      spread = await measure(turnsOf(settings.turns), redis);
+      if (settings.profileRedis) {
+        // Not counted: logging every command costs Redis CPU.
+        await startSlowlog(redis);
+        const phase = await measure(turnsOf(settings.turns), redis);
+        redisProfile = { turns: phase.sms, ...(await takeSlowlog(redis)) };
+      }
       // 3. One hot conversation: every notification for the same phone.
       const hotPhase = await measure(() =>
-        runAutocannon({
+        runPool({
           url,
           connections: settings.rateConnections,
           amount: settings.hot,
@@ -387,6 +469,7 @@ async function runOnce(
       variant,
       run,
       ...(answers ? { starts, cold, warmUp, spread, hot } : {}),
+      ...(redisProfile ? { redisProfile } : {}),
       autocannon: fixedRate,
       paced,
       rssMiB: Math.round(rss / 2 ** 20),
@@ -421,8 +504,11 @@ async function measureTurns(
   cpu: CpuMeter,
   load: () => Promise<LoadResult>,
   answers: boolean,
+  /** Takes this Redis's INFO commandstats over the phase. */
+  statsOf?: Redis,
 ): Promise<TurnPhase> {
   await emulator.ask('reset');
+  if (statsOf) await statsOf.config('RESETSTAT');
   const cpuBefore = await cpu();
   const stealBefore = stealTicks();
   const startedAt = Date.now();
@@ -454,6 +540,7 @@ async function measureTurns(
     stats = now;
   }
   const cpuAfter = await cpu();
+  const commandStats = statsOf && (await readCommandStats(statsOf));
   const stealAfter = stealTicks();
   const wallMs = Date.now() - startedAt;
   const stealPercent =
@@ -478,6 +565,7 @@ async function measureTurns(
     cpuPerTurn.sut + cpuPerTurn.redis + cpuPerTurn.emulator + cpuPerTurn.loadGenerator;
   return {
     cpuPerTurn,
+    ...(commandStats ? { commandStats } : {}),
     stealPercent,
     acked: result.ok,
     failed: result.failed,
@@ -519,6 +607,11 @@ function describeRun(result: RunResult): string {
   );
 }
 
+/** µs per turn of one command over a phase, from its INFO commandstats. */
+function perTurnOf(phase: TurnPhase, command: string): number {
+  return (phase.commandStats?.[command]?.usec ?? 0) / Math.max(1, phase.sms);
+}
+
 function summarize(results: readonly RunResult[], settings: Settings): string {
   const of = (variant: Variant, pick: (result: RunResult) => number | undefined) =>
     median(
@@ -538,7 +631,21 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     ['Redis commands per turn', (r) => r.spread?.cpuPerTurn.redisCommands, 2],
     ['CPU µs per turn: app', (r) => r.spread?.cpuPerTurn.sut, 0],
     ['CPU µs per turn: app, cold', (r) => r.cold?.cpuPerTurn.sut, 0],
-    ['CPU µs per turn: Redis', (r) => r.spread?.cpuPerTurn.redis, 0],
+    [
+      'CPU µs per turn: Redis (its own redis-server, INFO cpu)',
+      (r) => r.spread?.cpuPerTurn.redis,
+      0,
+    ],
+    [
+      'turns/s per Redis core (1,000,000 / Redis µs per turn)',
+      (r) => r.spread && 1e6 / r.spread.cpuPerTurn.redis,
+      0,
+    ],
+    [
+      'Redis command time µs per turn (commandstats, EVALSHA)',
+      (r) => r.spread?.commandStats && perTurnOf(r.spread, 'evalsha'),
+      1,
+    ],
     [
       'CPU µs per turn: emulator + load generator',
       (r) => r.spread && r.spread.cpuPerTurn.emulator + r.spread.cpuPerTurn.loadGenerator,
@@ -554,27 +661,45 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     ['CPU steal during the turns, % of the cores', (r) => r.spread?.stealPercent, 1],
     ['CPU steal during the paced load, %', (r) => r.paced.stealPercent, 1],
   ];
-  // The ratios compare replyflow with the baseline, and with replyflow before, when both ran.
+  // The ratios compare replyflow with the lean peer (the headline), with the baseline that
+  // sends through replyflow's client, and with replyflow before, when they ran.
   const ratioTo = (other: Variant, pick: (result: RunResult) => number | undefined) =>
     present.includes('replyflow') && present.includes(other)
       ? of('replyflow', pick) / of(other, pick)
       : Number.NaN;
-  const before = present.includes('replyflow-before');
+  const others = ([headlinePeer, 'baseline-client', 'replyflow-before'] as const).filter((other) =>
+    present.includes(other),
+  );
   const rows = columns.map(([label, pick, decimals]) => {
     const values = present.map((variant) => of(variant, pick));
-    const ratios = [fixed(ratioTo('baseline', pick), 2)];
-    if (before) ratios.push(fixed(ratioTo('replyflow-before', pick), 2));
+    const ratios = others.map((other) => fixed(ratioTo(other, pick), 2));
     return [label, ...values.map((value) => fixed(value, decimals)), ...ratios];
   });
+  // Where each variant's Redis time goes, over all its runs.
+  const profiles = present
+    .filter((variant) => variant !== 'replyflow-web')
+    .map((variant) => {
+      const runs = results.filter((r) => r.variant === variant);
+      const warm = runs.flatMap((r) =>
+        r.spread?.commandStats ? [{ stats: r.spread.commandStats, turns: r.spread.sms }] : [],
+      );
+      const slowlogs = runs.flatMap((r) => (r.redisProfile ? [r.redisProfile] : []));
+      return formatRedisProfile(
+        variant,
+        warm,
+        slowlogs,
+        of(variant, (r) => r.spread?.cpuPerTurn.redis),
+      );
+    });
   const env = Object.entries(settings.replyflowEnv).map(([name, value]) => `${name}=${value}`);
   return [
     `medians of ${settings.runs} runs${env.length > 0 ? ` (replyflow with ${env.join(' ')})` : ''} ` +
       `(turns/s: ${settings.turns} turns each, cold right after the ${settings.phones} starts, then warm after ${settings.warmUpTurns} more) ` +
       `(hot: ${settings.hot} notifications to one phone, ${settings.rateConnections} connections; ` +
       `fixed rate: ${settings.latencySeconds} s at ${settings.rate}/s)`,
-    markdownTable(
-      ['', ...present, 'replyflow / baseline', ...(before ? ['replyflow / before'] : [])],
-      rows,
-    ),
+    markdownTable(['', ...present, ...others.map((other) => `replyflow / ${other}`)], rows),
+    '',
+    'Redis time per turn by command (and, with --profile-redis, by script):',
+    ...profiles.flatMap((profile) => ['', profile]),
   ].join('\n');
 }

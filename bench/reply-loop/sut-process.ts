@@ -1,6 +1,7 @@
 // The system under test, alone in its own process: `replyflow` (web + worker + sender +
-// scheduler, started from env exactly as `replyflow start` does) or `baseline` (the naive
-// handler). Started by `index.ts` (and by bench/footprint), which pass the settings in BENCH_*
+// scheduler, started from env exactly as `replyflow start` does), `peer` (the lean hand-written
+// handler of issue 26: plain undici request to POST /sms) or `baseline-client` (the naive
+// handler sending through replyflow's messaging client; `baseline` is its older name). Started by `index.ts` (and by bench/footprint), which pass the settings in BENCH_*
 // variables: BENCH_EXTRA_BOTS, a JSON array of bot module URLs registered next to the echo bot;
 // BENCH_KEEP_KEYS=1, leave the keys on close (the caller throws its Redis away);
 // BENCH_COMMAND_TALLY=1, an analysis run: on close, print the commands this process sent by name
@@ -20,7 +21,8 @@ import { serveParent } from '../lib/child.ts';
 import { deleteKeys } from '../lib/redis.ts';
 import { baselineKey, createBaselineApp } from './baseline-app.ts';
 import { echoBot, turnsOf } from './echo-bot.ts';
-import { benchEnv, location, webhookPath, webhookSecret } from './wiring.ts';
+import { createPeerApp } from './peer-app.ts';
+import { benchEnv, keyPair, location, webhookPath, webhookSecret } from './wiring.ts';
 
 // Counts every command this process sends to Redis (pipelined ones included; pub/sub
 // messages received are not commands): the round trips a turn costs, whatever the machine.
@@ -124,10 +126,27 @@ if (variant === 'replyflow' || variant === 'replyflow-web') {
   turnsOfPhone = async (phone) =>
     turnsOf((await app.store.getConversation({ location, phone }))?.snapshot);
   stop = () => app.close();
-} else if (variant === 'baseline') {
-  const clients = createMessagingClients(config);
+} else if (variant === 'baseline' || variant === 'baseline-client' || variant === 'peer') {
+  // The peer sends with a plain undici request: no messaging client at all.
+  const clients: ReturnType<typeof createMessagingClients> =
+    variant === 'peer' ? new Map() : createMessagingClients(config);
   const server = createServer(
-    createBaselineApp({ redis, prefix, client: clients.get(location)!, location, webhookSecret }),
+    variant === 'peer'
+      ? createPeerApp({
+          redis,
+          prefix,
+          providerUrl: required('BENCH_PROVIDER_URL'),
+          keyPair,
+          location,
+          webhookSecret,
+        })
+      : createBaselineApp({
+          redis,
+          prefix,
+          client: clients.get(location)!,
+          location,
+          webhookSecret,
+        }),
   );
   await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -141,7 +160,9 @@ if (variant === 'replyflow' || variant === 'replyflow-web') {
     await Promise.all([...clients.values()].map((client) => client.close()));
   };
 } else {
-  throw new Error(`unknown variant '${variant}': replyflow, baseline or replyflow-web`);
+  throw new Error(
+    `unknown variant '${variant}': replyflow, peer, baseline-client (or baseline) or replyflow-web`,
+  );
 }
 
 serveParent(
