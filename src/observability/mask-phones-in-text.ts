@@ -42,6 +42,7 @@ export function maskPhonesInText(text: string): string {
   return text.replace(chain, (found: string, offset: number) => {
     if (found.length < 8) return found;
     const run = oneRun.exec(found);
+    if (run && !run[1] && inHexToken(text, offset, offset + found.length)) return found;
     // Most numbers are one run of digits: masked without reading groups.
     const masked = run
       ? (maskDigits(run[1]!, Array.from(run[2]!), true) ?? found)
@@ -53,6 +54,26 @@ export function maskPhonesInText(text: string): string {
       currencyAfter.test(text.slice(end, end + 2));
     return amount ? found : masked;
   });
+}
+
+/** A hash written in hex: 12 characters or more, all of one case, a letter among them. */
+const hexToken = /^(?:[\da-f]*[a-f][\da-f]*|[\dA-F]*[A-F][\dA-F]*)$/;
+const wordCharacter = /[\p{L}\p{Nd}]/u;
+
+/**
+ * Whether the digits from `start` to `end` are part of a hex hash (a bot's version
+ * `eb64251454d9`, a sha), not a number: its digits are random, and eight of them in a row are
+ * not rare. A number glued to other letters (`tel33612345678`), or with hex letters on one side
+ * only (`ab33612345678`), is still masked.
+ */
+function inHexToken(text: string, start: number, end: number): boolean {
+  let first = start;
+  while (first > 0 && wordCharacter.test(text[first - 1]!)) first--;
+  let last = end;
+  while (last < text.length && wordCharacter.test(text[last]!)) last++;
+  // Hex letters on both sides: a number glued to a word on one side is still a number.
+  if (first === start || last === end) return false;
+  return last - first >= 12 && hexToken.test(text.slice(first, last));
 }
 
 /** Groups `from` to `to` (or the last) of a chain, masked where they are a phone number. */

@@ -76,6 +76,19 @@ describe('maskPhonesInText', () => {
     }
   });
 
+  it("leaves a hex hash's digits alone (a bot's version), not a number glued to other letters", () => {
+    for (const text of [
+      'snapshot of version eb64251454d9, bot is now f4a217ea6bfc',
+      'commit 3a12345678e9b0c1d2e3f4a5b6c7d8e9f0a1b2c3',
+      'sha E9B64251454D9A',
+      'a 0c33612345678f',
+    ]) {
+      expect(maskPhonesInText(text)).toBe(text);
+    }
+    expect(maskPhonesInText('tel33612345678')).toBe('tel336•••••678');
+    expect(maskPhonesInText('ab33612345678')).toBe('ab336•••••678');
+  });
+
   it('leaves short numbers, long digit strings and Unix times alone', () => {
     for (const text of [
       'attempt 3 of 1234567',
