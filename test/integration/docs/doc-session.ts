@@ -142,11 +142,17 @@ export class DocSession {
     return real;
   }
 
-  /** A doc's text with this session's ports, Redis and bound ids. */
-  async rewrite(text: string): Promise<string> {
-    let result = text
-      .replace(/redis:\/\/(?:127\.0\.0\.1|localhost):6379\/?/g, this.#redisUrl)
-      .replace(/\bnpx replyflow\b/g, 'replyflow');
+  /**
+   * A doc's text with this session's ports, Redis and bound ids. A command's
+   * `redis://127.0.0.1:6379` becomes the test Redis (after the ports are mapped: its own port,
+   * a free one when the tests started a throwaway Redis, is no doc's port); an output's stays as
+   * the doc shows it, and `normalizeOutput` writes the test Redis back that way.
+   */
+  async rewrite(text: string, options: { output?: boolean } = {}): Promise<string> {
+    const redisMark = '\u0000redis\u0000';
+    let result = text.replace(/\bnpx replyflow\b/g, 'replyflow');
+    if (!options.output)
+      result = result.replace(/redis:\/\/(?:127\.0\.0\.1|localhost):6379\/?/g, redisMark);
     const ports = new Set<number>();
     const portPatterns = [
       /(?<=(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\]):)(\d{2,5})\b/g,
@@ -168,7 +174,13 @@ export class DocSession {
       const real = this.#ports.get(Number(docPort));
       return real === undefined ? found : `port ${real}`;
     });
-    return applyBindings(result, this.bindings);
+    return applyBindings(result.replaceAll(redisMark, this.#redisUrl), this.bindings);
+  }
+
+  /** What a command printed, with the test Redis written as the docs name it. */
+  normalizeRedis(output: string): string {
+    const url = this.#redisUrl.replace(/\/$/, '');
+    return output.replaceAll(url, 'redis://127.0.0.1:6379');
   }
 
   /** A command of the doc as this session runs it (`rewrite`, and the emulator's default port). */

@@ -130,15 +130,17 @@ async function runStep(
   let command = await session.prepare(step.command);
   if (block.directives.some((d) => d.kind === 'background'))
     command = `( ${command.replace(/&\s*$/, '')} ) > "$RF_DOC_TMP/background-${step.line}.log" 2>&1 & disown`;
-  const expected = await session.rewrite(step.expected);
+  const expected = await session.rewrite(step.expected, { output: true });
   const unordered = block.directives.some((d) => d.kind === 'unordered');
   let run: Awaited<ReturnType<DocSession['run']>>;
   try {
     run = await session.run(command, {
       timeoutMs,
       lateMs: background ? 60_000 : 10_000,
-      settled: (output) => matchOutput(expected, output, session.bindings, { unordered }).ok,
+      settled: (output) =>
+        matchOutput(expected, session.normalizeRedis(output), session.bindings, { unordered }).ok,
     });
+    run = { ...run, output: session.normalizeRedis(run.output) };
   } catch (error) {
     // The session cannot go on after a command that never ended.
     throw new Error(`${where}: ${shown}\n  ${(error as Error).message}`);
