@@ -12,12 +12,15 @@ export interface PhaseContext {
   dir: string;
   /** The instant the campaign is imported at: every appointment is ahead of it. */
   now: number;
+  /** Run the hand-written baselines too (`--no-baseline`: replyflow only, for a before/after). */
+  baselines: boolean;
 }
 
 /**
- * One phase of `npm run bench -- campaigns`: `import` (reading the file); a `storage` phase
- * (Redis bytes per scheduled recipient) is to come. Each returns its report, in markdown, and
- * its raw figures for the results file.
+ * One phase of `npm run bench -- campaigns`: `import` (reading the file), `store` (into Redis:
+ * bytes per scheduled recipient), `cli` (the real `replyflow campaigns create`), `upload`
+ * (`POST /admin/campaigns`). Each returns its report, in markdown, and its raw figures for the
+ * results file.
  */
 export interface CampaignPhase {
   name: string;

@@ -27,16 +27,23 @@ export const importPhase: CampaignPhase = {
   async run(context) {
     const runs: ImportRun[] = [];
     for (let run = 1; run <= context.runs; run++) {
-      const order: ImportVariant[] =
-        run % 2 === 1 ? ['replyflow', 'baseline'] : ['baseline', 'replyflow'];
+      const order = (
+        (run % 2 === 1 ? ['replyflow', 'baseline'] : ['baseline', 'replyflow']) as ImportVariant[]
+      ).filter((variant) => context.baselines || variant === 'replyflow');
       for (const variant of order) {
         const file = variant === 'replyflow' ? context.file : context.cleanFile;
         runs.push({ ...(await importOnce(variant, file, context)), variant, run });
         console.log(describe(runs.at(-1)!, file));
       }
     }
-    const derailed = await importOnce('baseline', context.file, context);
-    console.log(`baseline on the file with quotes left open: ${derailed.rows} rows given a result`);
+    const derailed = context.baselines
+      ? await importOnce('baseline', context.file, context)
+      : undefined;
+    if (derailed) {
+      console.log(
+        `baseline on the file with quotes left open: ${derailed.rows} rows given a result`,
+      );
+    }
     return {
       report: report(runs, derailed, context),
       results: { runs, baselineOnWholeFile: derailed },
@@ -75,7 +82,7 @@ function describe(run: ImportRun, file: GeneratedFile): string {
 
 function report(
   runs: readonly ImportRun[],
-  derailed: ImportMeasure,
+  derailed: ImportMeasure | undefined,
   context: PhaseContext,
 ): string {
   const of = (variant: ImportVariant, pick: (run: ImportRun) => number) =>
@@ -111,9 +118,11 @@ function report(
       `${fixed(context.file.bytes / 2 ** 20)} MiB; bad rows written: ${JSON.stringify(context.file.bad)}`,
     table,
     `replyflow's exclusions: ${JSON.stringify(last?.byReason ?? {})}`,
-    `the baseline on the same file, quotes left open included: ${derailed.rows.toLocaleString('en-US')} ` +
-      `rows given a result of ${context.file.rows.toLocaleString('en-US')} (csv-parse's skip_records_with_error ` +
-      'takes the lines after an open quote into its value)',
+    derailed
+      ? `the baseline on the same file, quotes left open included: ${derailed.rows.toLocaleString('en-US')} ` +
+        `rows given a result of ${context.file.rows.toLocaleString('en-US')} (csv-parse's skip_records_with_error ` +
+        'takes the lines after an open quote into its value)'
+      : 'no baseline (--no-baseline)',
     `peak RSS goal ≤ ${goalMB} MB for 1,000,000 rows: ${fixed(peakMB)} MB, ` +
       (context.file.rows === 1_000_000
         ? peakMB <= goalMB

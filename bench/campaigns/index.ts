@@ -5,17 +5,21 @@ import { parseArgs } from 'node:util';
 import type { Benchmark } from '../lib/benchmark.ts';
 import { machineInfo } from '../lib/machine.ts';
 import type { CampaignPhase } from './campaign-phase.ts';
+import { cliPhase } from './cli-phase.ts';
 import { generateRecipients } from './generate-recipients.ts';
 import { importPhase } from './import-phase.ts';
 import { storePhase } from './store-phase.ts';
+import { uploadPhase } from './upload-phase.ts';
 
 /** The phases, in the order they run. */
-const phases: CampaignPhase[] = [importPhase, storePhase];
+const phases: CampaignPhase[] = [importPhase, storePhase, cliPhase, uploadPhase];
 
-const usage = `campaigns [--rows 1000000] [--runs 3] [--phase import]
-  --rows N     data rows of the generated recipient file (2 % of them bad)
-  --runs N     runs of each variant, alternating which goes first
-  --phase P    only this phase (repeatable): ${phases.map((phase) => phase.name).join(', ')}`;
+const usage = `campaigns [--rows 1000000] [--runs 3] [--phase import] [--no-baseline]
+  --rows N        data rows of the generated recipient file (2 % of them bad)
+  --runs N        runs of each variant, alternating which goes first
+  --phase P       only this phase (repeatable): ${phases.map((phase) => phase.name).join(', ')}
+  --no-baseline   replyflow only, without the hand-written loops (a before/after comparison)
+  BENCH_IMPORT_NODE_FLAGS="--max-semi-space-size=1 …": node flags for the importing processes`;
 
 const benchmark: Benchmark = {
   name: 'campaigns',
@@ -32,6 +36,7 @@ async function run(args: readonly string[]): Promise<void> {
       rows: { type: 'string', default: '1000000' },
       runs: { type: 'string', default: '3' },
       phase: { type: 'string', multiple: true },
+      'no-baseline': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -68,7 +73,8 @@ async function run(args: readonly string[]): Promise<void> {
     const now = Date.parse('2027-11-15T12:00:00Z');
     for (const phase of phases.filter((each) => chosen.includes(each.name))) {
       console.log(`\n### ${phase.name}: ${phase.description}\n`);
-      const outcome = await phase.run({ rows, runs, file, cleanFile, dir, now });
+      const baselines = !values['no-baseline'];
+      const outcome = await phase.run({ rows, runs, file, cleanFile, dir, now, baselines });
       results[phase.name] = outcome.results;
       console.log(`\n${outcome.report}\n`);
     }
@@ -82,7 +88,7 @@ async function run(args: readonly string[]): Promise<void> {
   );
   writeFileSync(
     path,
-    `${JSON.stringify({ machine, settings: { rows, runs, phases: chosen }, results }, null, 2)}\n`,
+    `${JSON.stringify({ machine, settings: { rows, runs, phases: chosen, nodeFlags: process.env.BENCH_IMPORT_NODE_FLAGS ?? '', baselines: !values['no-baseline'] }, results }, null, 2)}\n`,
   );
   console.log(`raw results: ${path.pathname} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
 }

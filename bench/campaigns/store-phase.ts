@@ -32,13 +32,14 @@ export const storePhase: CampaignPhase = {
   async run(context) {
     const runs: StoreRun[] = [];
     for (let run = 1; run <= context.runs; run++) {
-      const order: StoreVariant[] =
-        run % 2 === 1 ? ['replyflow', 'baseline'] : ['baseline', 'replyflow'];
+      const order = (
+        (run % 2 === 1 ? ['replyflow', 'baseline'] : ['baseline', 'replyflow']) as StoreVariant[]
+      ).filter((variant) => context.baselines || variant === 'replyflow');
       for (const variant of order) {
         runs.push({ ...(await storeOnce(variant, context)), variant, run });
         const last = runs.at(-1)!;
         console.log(
-          `run ${run} ${variant}: ${last.rows} rows in ${fixed(last.seconds)} s, RSS ${fixed(last.memory.rssIdleMiB)} MiB before, peak ${fixed(last.memory.maxRssMiB)} MiB, ` +
+          `run ${run} ${variant}: ${last.rows} rows in ${fixed(last.seconds)} s, RSS ${fixed(last.startMiB)} MiB at start, ${fixed(last.memory.rssIdleMiB)} MiB before, peak ${fixed(last.memory.maxRssMiB)} MiB, ` +
             `${last.scheduled} scheduled, ${fixed(last.usedBytes / last.scheduled, 0)} B of used_memory each, ${last.keys} keys`,
         );
       }
@@ -82,7 +83,13 @@ function report(runs: readonly StoreRun[], context: PhaseContext): string {
     ['rows per second (file rows)', (run) => context.file.rows / run.seconds, 0],
     ['seconds', (run) => run.seconds, 1],
     ['peak RSS of the importing process, MiB', (run) => run.memory.maxRssMiB, 1],
+    ['RSS at its start (node, tsx), MiB', (run) => run.startMiB, 1],
     ['RSS before the import (modules loaded), MiB', (run) => run.memory.rssIdleMiB, 1],
+    [
+      'the import’s growth (peak − before), MiB',
+      (run) => run.memory.maxRssMiB - run.memory.rssIdleMiB,
+      1,
+    ],
     ['recipients scheduled', (run) => run.scheduled, 0],
     ['used_memory growth, MiB', (run) => run.usedBytes / 2 ** 20, 1],
     ['used_memory per scheduled recipient, B', (run) => run.usedBytes / run.scheduled, 0],
