@@ -119,8 +119,12 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
           const id = conversationId(item.event);
           const madeReady = queues.inbox.append(id, partition, [storableJson(item.event)], now);
           // A reply to a mailbox waiting behind the answers brings it back among them, now.
-          if (!madeReady && item.event.kind === 'reply') {
-            queues.inbox.leaveBand(id, partition, now, inboxBands.botBandMs);
+          if (
+            !madeReady &&
+            item.event.kind === 'reply' &&
+            queues.inbox.leaveBand(id, partition, now, inboxBands.botBandMs)
+          ) {
+            fresh++;
           }
           pushedHere++;
           // Claimed for the caller's worker, as the Redis script does: not announced.

@@ -69,11 +69,14 @@ export class MemoryLeaseQueue {
 
   /**
    * Brings a conversation waiting in the bot-initiated band (a ready time at or past
-   * `botBandMs`) back among the others, ready at `now` (ingest-9.lua, for a reply).
+   * `botBandMs`) back among the others, ready at `now` (ingest-9.lua, for a reply). True when
+   * it did: the conversation is due now, as if new, and announced like one.
    */
-  leaveBand(id: string, partition: number, now: number, botBandMs: number): void {
+  leaveBand(id: string, partition: number, now: number, botBandMs: number): boolean {
     const ready = this.readyOf(partition);
-    if ((ready.get(id) ?? 0) >= botBandMs) ready.set(id, now);
+    if ((ready.get(id) ?? 0) < botBandMs) return false;
+    ready.set(id, now);
+    return true;
   }
 
   /** How many conversations of the partition may be claimed at `now` (ready time passed). */

@@ -187,6 +187,9 @@ for i = 13, #ARGV, 6 do
     if not madeReady and ARGV[i + 2] == '' and string.find(ARGV[i + 1], '"kind":"reply"', 1, true)
         and inBotBand(redis.call('ZSCORE', KEYS[1], id)) then
       redis.call('ZADD', KEYS[1], 'XX', ARGV[1], id)
+      -- Due now, as if new: announced below like one (a worker may have found the partition
+      -- quiet, its band's time still to come).
+      fresh = fresh + 1
     end
     pushed = pushed + 1
     local lock = KEYS[6] .. id

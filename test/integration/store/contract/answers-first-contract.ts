@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { OutboundMessage } from '../../../../src/store/records.ts';
-import type { Store } from '../../../../src/store/store.ts';
+import type { QueueName, Store } from '../../../../src/store/store.ts';
 import {
   leaseMs,
   outboundMessage,
@@ -9,6 +9,7 @@ import {
   replyEvent,
   startEvent,
   t0,
+  untilHeard,
 } from './fixtures.ts';
 
 /** `count` phones whose conversations share one partition of `store`. */
@@ -112,6 +113,27 @@ export function answersFirstContract(store: () => Store): void {
       const claims = await store().claimMany('inbox', partition, leaseMs, t0 + 10, 3);
       expect(phonesOf(claims)).toEqual([c, a, b]);
       expect(claims[1]?.view.next?.id).toBe('a:start');
+    });
+
+    it('announces a mailbox a reply brings back from behind the answers (a worker may have found its partition quiet)', async () => {
+      const [a = '', c = ''] = phonesInOnePartition(store(), 2);
+      const partition = store().partitionOf(a);
+      const heard: [QueueName, number][] = [];
+      const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
+      try {
+        await untilHeard(store(), heard, partition);
+        await store().ingest('n-a', [{ event: startEvent('a:start', a) }], t0);
+        await store().ingest('n-c', [{ event: replyEvent('c:reply', c) }], t0 + 1);
+        // The claim takes the reply and moves a's mailbox of a start behind the answers.
+        expect(phonesOf(await store().claimMany('inbox', partition, leaseMs, t0 + 2, 1))).toEqual([
+          c,
+        ]);
+        heard.length = 0;
+        await store().ingest('n-a2', [{ event: replyEvent('a:reply', a) }], t0 + 3);
+        await vi.waitFor(() => expect(heard).toContainEqual(['inbox', partition]));
+      } finally {
+        unsubscribe();
+      }
     });
 
     it('brings a mailbox of starts waiting behind the answers back among them when a reply comes', async () => {
