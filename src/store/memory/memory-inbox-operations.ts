@@ -15,7 +15,7 @@ import { suppressionValue } from '../suppression.ts';
 import { recordState } from '../transcript.ts';
 import { skipStartedRecipient } from './memory-campaign-operations.ts';
 import { type MemoryState, parse } from './memory-state.ts';
-import { inboxBands, outboxBands } from './outbox-bands.ts';
+import { outboxBands } from './outbox-bands.ts';
 
 type InboxOperations = Pick<
   Store,
@@ -39,7 +39,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
     }
     const claims: ClaimWithView<typeof queue>[] = [];
     const bands =
-      queue === 'outbox' ? { ...outboxBands, answersOnly: options?.answersOnly } : inboxBands;
+      queue === 'outbox' ? { ...outboxBands, answersOnly: options?.answersOnly } : undefined;
     while (claims.length < max) {
       const token = newToken();
       const taken = queues[queue].claim(partition, leaseMs, now, token, bands);
@@ -118,14 +118,6 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
           }
           const id = conversationId(item.event);
           const madeReady = queues.inbox.append(id, partition, [storableJson(item.event)], now);
-          // A reply to a mailbox waiting behind the answers brings it back among them, now.
-          if (
-            !madeReady &&
-            item.event.kind === 'reply' &&
-            queues.inbox.leaveBand(id, partition, now, inboxBands.botBandMs)
-          ) {
-            fresh++;
-          }
           pushedHere++;
           // Claimed for the caller's worker, as the Redis script does: not announced.
           const token = newToken();
@@ -170,7 +162,7 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
     async nextReadyAt(queue, partition) {
       return queues[queue].earliestReady(
         partition,
-        (queue === 'outbox' ? outboxBands : inboxBands).botBandMs,
+        queue === 'outbox' ? outboxBands.botBandMs : undefined,
       );
     },
 

@@ -1,7 +1,7 @@
 /**
- * The two bands of ready times (answers first, src/store/README.md): a conversation waiting with
- * bot-initiated items only (an outbox of a campaign's messages, a mailbox of starts and timers)
- * belongs at `botBandMs` + its ready time, behind every other one.
+ * The outbox's two bands of ready times (answers first, src/store/README.md): a conversation
+ * waiting with bot-initiated items only belongs at `botBandMs` + its ready time, behind every
+ * other one.
  */
 export interface ReadyBands {
   botBandMs: number;
@@ -64,18 +64,6 @@ export class MemoryLeaseQueue {
     const current = ready.get(id);
     if (this.locks.has(id) || current === undefined || current <= at) return false;
     ready.set(id, at);
-    return true;
-  }
-
-  /**
-   * Brings a conversation waiting in the bot-initiated band (a ready time at or past
-   * `botBandMs`) back among the others, ready at `now` (ingest-9.lua, for a reply). True when
-   * it did: the conversation is due now, as if new, and announced like one.
-   */
-  leaveBand(id: string, partition: number, now: number, botBandMs: number): boolean {
-    const ready = this.readyOf(partition);
-    if ((ready.get(id) ?? 0) < botBandMs) return false;
-    ready.set(id, now);
     return true;
   }
 

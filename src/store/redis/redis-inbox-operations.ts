@@ -195,7 +195,13 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 
     async nextReadyAt(queue, partition) {
       const ready = keys.partition(partition).ready(queue);
-      // The two bands: the earliest of each, the bot-initiated one at its own time.
+      if (queue === 'inbox') {
+        const [, score] = await withStoreErrors('nextReadyAt', () =>
+          redis.zrange(ready, '0', '0', 'WITHSCORES'),
+        );
+        return score === undefined ? null : Number(score);
+      }
+      // The outbox's two bands: the earliest of each, the bot-initiated one at its own time.
       const band = storeLimits.botBandMs;
       const [[, answer], [, bot]] = await withStoreErrors('nextReadyAt', () =>
         Promise.all([

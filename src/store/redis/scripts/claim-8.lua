@@ -15,15 +15,12 @@
   reported for an sms replyflow had not recorded, see ingest-9.lua) and answers with that sms
   id as if it were the sent guard's, unless that sms has been recorded since.
 
-  Answers first: the ready set has two bands. An outbox waiting with bot-initiated messages only
-  (`botInitiated`, lib/bot-initiated-only.lua), or a mailbox with no person's reply in it (a
-  campaign's or a timer's start, statuses: lib/awaits-no-answer.lua), belongs at `bot band +
-  its ready time`, behind every answer: a claim takes the answers (and the leases that ran out)
-  first, in ready order, then the bot-initiated ones, in ready order. A bot-initiated one a
-  claim finds among the answers (a commit, a release or a fire made it ready there) is moved
-  to its band, at its own time, and the claim goes on; a deferral puts an outbox there itself
-  (defer-outbound-3.lua), and a reply taken into a mailbox waiting in the band brings it back
-  among the answers (ingest-9.lua).
+  Answers first (outbox): the ready set has two bands. An outbox waiting with bot-initiated
+  messages only (`botInitiated`, lib/bot-initiated-only.lua) belongs at `bot band + its ready
+  time`, behind every answer: a claim takes the answers (and the leases that ran out) first, in
+  ready order, then the bot-initiated ones, in ready order. A bot-initiated outbox a claim
+  finds among the answers (a commit or a release made it ready there) is moved to its band, at
+  its own time, and the claim goes on; a deferral puts it there itself (defer-outbound-3.lua).
 
   Input:
     KEYS[1] ready set of the queue in the partition
@@ -43,7 +40,7 @@
             `<ARGV[3]>:<n>`
     ARGV[6] outbox: dropped record TTL (s)
     ARGV[7] outbox: most messages to drop per conversation
-    ARGV[8] the bot-initiated band (ms, storeLimits.botBandMs)
+    ARGV[8] outbox: the bot-initiated band (ms, storeLimits.botBandMs)
     ARGV[9] outbox: '1' to claim answers only (the bot-initiated band is left alone)
     ARGV[10] outbox: most messages a transcript keeps (a dropped message goes to it)
   Output:
@@ -57,7 +54,7 @@ local now = tonumber(ARGV[1])
 local lease = tonumber(ARGV[2])
 local max = tonumber(ARGV[5] or '1') or 1
 local outbox = ARGV[4] == 'outbox'
-local botBand = tonumber(ARGV[8])
+local botBand = outbox and tonumber(ARGV[8])
 local answersOnly = ARGV[9] == '1'
 
 -- The claim's first view, as read-inbox-3.lua / read-outbox-7.lua read it, onto `reply`.
@@ -120,9 +117,8 @@ while claims < max and looks < 16 + max do
     if outbox then
       redis.call('DEL', lock)
     end
-  elseif botBand and not inBand and not locked and moves < 256 and
-      (outbox and botInitiatedOnly(KEYS[3] .. due) or not outbox and awaitsNoAnswer(KEYS[3] .. due)) then
-    -- Waiting with bot-initiated work only: behind the answers, at its own ready time.
+  elseif botBand and not inBand and not locked and moves < 256 and botInitiatedOnly(KEYS[3] .. due) then
+    -- Waiting with bot-initiated messages only: behind the answers, at its own ready time.
     moves = moves + 1
     redis.call('ZADD', KEYS[1], botBand + tonumber(found[2]), due)
   else

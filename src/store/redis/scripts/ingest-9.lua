@@ -4,8 +4,7 @@
   status moves its record at most once: status items move their message record forward only (and are pushed only
   when it moved); every pushed event goes onto its conversation's mailbox in ARGV order, and
   the conversation becomes ready unless it already has a ready time (a claimed one keeps its
-  lease; its release re-readies it), or, for a reply, unless that time is in the bot-initiated
-  band (lib/awaits-no-answer.lua): the reply brings it back among the answers, ready now.
+  lease; its release re-readies it).
 
   A status that moved a message record replyflow has not yet recorded as sent (no `sent`
   field: the status overtook the answer to POST /sms) is not pushed: it is appended to the
@@ -182,15 +181,6 @@ for i = 13, #ARGV, 6 do
     local id = ARGV[i]
     redis.call('RPUSH', KEYS[2] .. id, ARGV[i + 1])
     local madeReady = redis.call('ZADD', KEYS[1], 'NX', ARGV[1], id) == 1
-    -- A reply to a conversation waiting behind the answers (its mailbox held bot work only)
-    -- brings it back among them: the reply is an answer to wait for, at once.
-    if not madeReady and ARGV[i + 2] == '' and string.find(ARGV[i + 1], '"kind":"reply"', 1, true)
-        and inBotBand(redis.call('ZSCORE', KEYS[1], id)) then
-      redis.call('ZADD', KEYS[1], 'XX', ARGV[1], id)
-      -- Due now, as if new: announced below like one (a worker may have found the partition
-      -- quiet, its band's time still to come).
-      fresh = fresh + 1
-    end
     pushed = pushed + 1
     local lock = KEYS[6] .. id
     if madeReady and lease > 0 and #claimed < max and redis.call('EXISTS', lock) == 0 then

@@ -1,15 +1,12 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { OutboundMessage } from '../../../../src/store/records.ts';
-import type { QueueName, Store } from '../../../../src/store/store.ts';
+import type { Store } from '../../../../src/store/store.ts';
 import {
   leaseMs,
   outboundMessage,
   phonesInDistinctPartitions,
   queueOutbound,
-  replyEvent,
-  startEvent,
   t0,
-  untilHeard,
 } from './fixtures.ts';
 
 /** `count` phones whose conversations share one partition of `store`. */
@@ -102,56 +99,6 @@ export function answersFirstContract(store: () => Store): void {
         b,
       ]);
       expect(await store().nextReadyAt('outbox', partition)).toBe(t0);
-    });
-
-    it('claims a mailbox with a reply before the mailboxes of starts ready earlier (a campaign never holds up an answer)', async () => {
-      const [a = '', b = '', c = ''] = phonesInOnePartition(store(), 3);
-      const partition = store().partitionOf(a);
-      await store().ingest('n-a', [{ event: startEvent('a:start', a) }], t0);
-      await store().ingest('n-b', [{ event: startEvent('b:start', b) }], t0 + 1);
-      await store().ingest('n-c', [{ event: replyEvent('c:reply', c) }], t0 + 2);
-      const claims = await store().claimMany('inbox', partition, leaseMs, t0 + 10, 3);
-      expect(phonesOf(claims)).toEqual([c, a, b]);
-      expect(claims[1]?.view.next?.id).toBe('a:start');
-    });
-
-    it('announces a mailbox a reply brings back from behind the answers (a worker may have found its partition quiet)', async () => {
-      const [a = '', c = ''] = phonesInOnePartition(store(), 2);
-      const partition = store().partitionOf(a);
-      const heard: [QueueName, number][] = [];
-      const unsubscribe = store().onReady((queue, p) => heard.push([queue, p]));
-      try {
-        await untilHeard(store(), heard, partition);
-        await store().ingest('n-a', [{ event: startEvent('a:start', a) }], t0);
-        await store().ingest('n-c', [{ event: replyEvent('c:reply', c) }], t0 + 1);
-        // The claim takes the reply and moves a's mailbox of a start behind the answers.
-        expect(phonesOf(await store().claimMany('inbox', partition, leaseMs, t0 + 2, 1))).toEqual([
-          c,
-        ]);
-        heard.length = 0;
-        await store().ingest('n-a2', [{ event: replyEvent('a:reply', a) }], t0 + 3);
-        await vi.waitFor(() => expect(heard).toContainEqual(['inbox', partition]));
-      } finally {
-        unsubscribe();
-      }
-    });
-
-    it('brings a mailbox of starts waiting behind the answers back among them when a reply comes', async () => {
-      const [a = '', b = '', c = ''] = phonesInOnePartition(store(), 3);
-      const partition = store().partitionOf(a);
-      await store().ingest('n-a', [{ event: startEvent('a:start', a) }], t0);
-      await store().ingest('n-b', [{ event: startEvent('b:start', b) }], t0 + 1);
-      await store().ingest('n-c', [{ event: replyEvent('c:reply', c) }], t0 + 2);
-      // The claim of the reply moves the two waiting with starts only behind the answers.
-      expect(phonesOf(await store().claimMany('inbox', partition, leaseMs, t0 + 3, 1))).toEqual([
-        c,
-      ]);
-      expect(await store().nextReadyAt('inbox', partition)).toBe(t0);
-      // b's person answers: b comes before a, its start first, then the reply.
-      await store().ingest('n-b2', [{ event: replyEvent('b:reply', b) }], t0 + 4);
-      const next = await store().claimMany('inbox', partition, leaseMs, t0 + 5, 2);
-      expect(phonesOf(next)).toEqual([b, a]);
-      expect(next[0]?.view.next?.id).toBe('b:start');
     });
   });
 }
