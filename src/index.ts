@@ -4,7 +4,8 @@
 export { z } from 'zod';
 // Server and engine
 export { type AppConfig, type LocationConfig, loadConfig } from './app/config.ts';
-export { type RunningReplyflow, type StartOptions, startReplyflow } from './app/start-replyflow.ts';
+export type { RunningReplyflow, StartOptions } from './app/start-replyflow.ts';
+export { startReplyflow } from './app/start-replyflow-on-demand.ts';
 // Bot authoring
 export type {
   BotEvent,

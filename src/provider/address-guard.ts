@@ -1,7 +1,10 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { createRequire } from 'node:module';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { errorCodes, ValidationError } from '../errors.ts';
+
+const load = createRequire(import.meta.url);
 
 /** Why an address is refused: it reaches this machine, a private network, or the link. */
 export type AddressClass = 'loopback' | 'private' | 'link-local';
@@ -120,7 +123,9 @@ export const guardedLookup: LookupFunction = createGuardedLookup();
 export function guardedConnector(
   options: buildConnector.BuildOptions & { lookup?: LookupFunction } = {},
 ): buildConnector.connector {
-  const connect = buildConnector({ ...options, lookup: createGuardedLookup(options.lookup) });
+  // undici loads with the first connector, as in provider-transport.ts.
+  const { buildConnector: build } = load('undici') as typeof import('undici');
+  const connect = build({ ...options, lookup: createGuardedLookup(options.lookup) });
   return (target, callback) => {
     const bare = target.hostname.replace(/^\[|\]$/g, '');
     const kind = isIP(bare) ? addressClass(bare) : undefined;

@@ -1,4 +1,5 @@
-import { type Dispatcher, Pool } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher, Pool } from 'undici';
 import type { z } from 'zod';
 import { ReplyflowError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -74,12 +75,16 @@ export interface ProviderTransport {
  * any `Retry-After` the service asked for), then makes exactly one attempt: retrying is the
  * caller's decision, because only the caller knows whether the call is safe to repeat.
  */
+// undici loads with the first transport: a process that only loads bots (a campaign import, the
+// linter) does not pay its 5 MiB.
+const load = createRequire(import.meta.url);
+
 export function createProviderTransport(options: ProviderTransportOptions): ProviderTransport {
   const base = new URL(options.baseUrl);
   const basePath = base.pathname.replace(/\/+$/, '');
   const ownPool = options.dispatcher
     ? undefined
-    : new Pool(base.origin, {
+    : new (load('undici') as typeof import('undici')).Pool(base.origin, {
         connectTimeout: options.timeouts.connectMs,
         headersTimeout: options.timeouts.headersMs,
         bodyTimeout: options.timeouts.bodyMs,

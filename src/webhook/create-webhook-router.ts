@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { createRequire } from 'node:module';
+import type { NextFunction, Request, Response, Router } from 'express';
 import {
   handleNotification,
   type NotificationDeps,
@@ -15,6 +16,8 @@ export interface WebhookRouterOptions extends NotificationDeps {
   onNotification?: (result: NotificationResult, durationMs: number) => void;
 }
 
+const load = createRequire(import.meta.url);
+
 /** The largest notification body either webhook path takes unless told otherwise. */
 export const defaultBodyLimit = '256kb';
 
@@ -24,7 +27,10 @@ export const defaultBodyLimit = '256kb';
  * unusable body → 400 and a dead letter; store down → 503; otherwise 200 once durable.
  */
 export function createWebhookRouter(options: WebhookRouterOptions): Router {
-  const router = Router();
+  // Express loads with the first router: a process that only loads bots (a campaign import,
+  // the linter), which imports this module through `replyflow`, does not pay its 7 MiB.
+  const express = load('express') as typeof import('express');
+  const router = express.Router();
   const limit = options.limit ?? defaultBodyLimit;
   router.post(
     '/webhooks/:location/:secret',
