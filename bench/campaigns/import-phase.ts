@@ -123,11 +123,8 @@ function report(
         `rows given a result of ${context.file.rows.toLocaleString('en-US')} (csv-parse's skip_records_with_error ` +
         'takes the lines after an open quote into its value)'
       : 'no baseline (--no-baseline)',
-    `peak RSS goal ≤ ${goalMB} MB for 1,000,000 rows: ${fixed(peakMB)} MB, ` +
-      (context.file.rows === 1_000_000
-        ? peakMB <= goalMB
-          ? 'met'
-          : 'NOT met'
-        : 'not comparable (another row count)'),
+    `peak RSS of reading the file in this process (node's default heap): ${fixed(peakMB)} MB. ` +
+      `The goal (≤ ${goalMB} MB for 1,000,000 rows) is judged on the real command, whose import ` +
+      'runs with a sized heap: the cli phase.',
   ].join('\n\n');
 }

@@ -111,11 +111,8 @@ function report(runs: readonly StoreRun[], context: PhaseContext): string {
     table,
     `Redis bytes per scheduled recipient, goal ≤ ${goalBytes} B: ${fixed(perRecipient, 0)} B, ${perRecipient <= goalBytes ? 'met' : 'NOT met'} ` +
       '(every row of the file is kept, the excluded ones as skipped with their reason, with the counters and the due index; the baseline keeps the scheduled ones only)',
-    `peak RSS of the import, goal ≤ ${goalMB} MB for 1,000,000 rows: ${fixed(peakMB)} MB, ` +
-      (context.file.rows === 1_000_000
-        ? peakMB <= goalMB
-          ? 'met'
-          : 'NOT met'
-        : 'not comparable (another row count)'),
+    `peak RSS of the import in this process (node's default heap): ${fixed(peakMB)} MB. ` +
+      `The goal (≤ ${goalMB} MB for 1,000,000 rows) is judged on the real command, whose import ` +
+      'runs with a sized heap: the cli phase.',
   ].join('\n\n');
 }

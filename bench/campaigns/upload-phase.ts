@@ -115,11 +115,8 @@ function report(runs: readonly UploadRun[], context: PhaseContext): string {
       ['median', 'POST /admin/campaigns'],
       rows.map(([label, pick, decimals]) => [label, fixed(of(pick), decimals)]),
     ),
-    `peak RSS of the server, goal ≤ ${goalMB} MB for 1,000,000 rows: ${fixed(peakMB)} MB, ` +
-      (context.file.rows === 1_000_000
-        ? peakMB <= goalMB
-          ? 'met'
-          : 'NOT met'
-        : 'not comparable (another row count)'),
+    `peak RSS of the server: ${fixed(peakMB)} MB, a whole server (every role, Express, the ` +
+      'dashboard) with a default heap; what the upload costs it is the growth above. The goal ' +
+      `(≤ ${goalMB} MB for 1,000,000 rows) is judged on the import command: the cli phase.`,
   ].join('\n\n');
 }

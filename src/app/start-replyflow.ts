@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Router } from 'express';
 import { type AdminRouterOptions, createAdminRouter } from '../admin/create-admin-router.ts';
 import type { BotRegistry } from '../bot/bot-registry.ts';
+import { dateParsers } from '../bot/intents/match-date.ts';
 import { loadBots } from '../bot/load-bots.ts';
 import { createCampaignRunner } from '../campaigns/create-campaign-runner.ts';
 import type { ComplianceRules } from '../conversation/compliance-rules.ts';
@@ -215,6 +216,9 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         },
       })
     : undefined;
+  // A worker loads the date parsers now, so that the first answer reading a date does not wait
+  // for them (matchDate loads them on demand elsewhere).
+  if (roles.worker) dateParsers();
   // A worker next to a sender hands it the outboxes its commits claim, and tells the scheduler
   // next to it of the timers they set.
   const worker = roles.worker

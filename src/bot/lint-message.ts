@@ -1,5 +1,16 @@
-import { SegmentedMessage } from 'sms-segments-calculator';
+import { createRequire } from 'node:module';
+import type { SegmentedMessage as Segmented } from 'sms-segments-calculator';
 import { gsmReplacement } from './gsm-replacement.ts';
+
+// Loaded at the first lint: a bot file imports this module through `replyflow`, and a process
+// that loads bots without linting them (a campaign import, a worker) does not pay its 4 MiB.
+const load = createRequire(import.meta.url);
+let segmented: typeof Segmented | undefined;
+function segmentedMessage(text: string): Segmented {
+  segmented ??= (load('sms-segments-calculator') as typeof import('sms-segments-calculator'))
+    .SegmentedMessage;
+  return new segmented(text);
+}
 
 /** Past this many parts a message gets a warning: each part is billed. */
 export const maxPartsWithoutWarning = 2;
@@ -33,7 +44,7 @@ export interface MessageLint {
  * //   "'ô' (U+00F4) forces UCS-2 (70 characters a part instead of 160): write o instead" ] }
  */
 export function lintMessage(text: string): MessageLint {
-  const message = new SegmentedMessage(text);
+  const message = segmentedMessage(text);
   const encoding = message.encodingName;
   const warnings: string[] = [];
   if (encoding === 'UCS-2') {
@@ -68,7 +79,7 @@ export function describeEncoding(text: string): Pick<MessageLint, 'encoding' | '
   if (gsmBasic.test(text)) {
     return { encoding: 'GSM-7', segments: text.length <= 160 ? 1 : Math.ceil(text.length / 153) };
   }
-  const message = new SegmentedMessage(text);
+  const message = segmentedMessage(text);
   return { encoding: message.encodingName, segments: message.segmentsCount };
 }
 
@@ -82,7 +93,7 @@ function ucs2Warning(character: string): string {
     .join(' ');
   const replacement = gsmReplacement(character);
   const usable =
-    replacement !== undefined && new SegmentedMessage(replacement).encodingName === 'GSM-7';
+    replacement !== undefined && segmentedMessage(replacement).encodingName === 'GSM-7';
   const shown = character.trim() === '' ? code : `'${character}' (${code})`;
   const advice = !usable
     ? 'no GSM-7 equivalent, remove it to send in GSM-7'

@@ -1,7 +1,5 @@
+import { createRequire } from 'node:module';
 import type { Chrono, ParsedResult } from 'chrono-node';
-// The two locales alone: chrono-node's index loads a dozen, about 25 MiB of every process.
-import * as en from 'chrono-node/en';
-import * as fr from 'chrono-node/fr';
 import { errorCodes, ReplyflowError } from '../../errors.ts';
 import { zonedTimeToDate, zoneOffsetMinutes } from './zoned-time.ts';
 
@@ -17,11 +15,23 @@ export interface DateOptions {
   monthFirst?: boolean;
 }
 
-const parsers = {
-  french: fr.casual,
-  dayFirst: en.GB,
-  monthFirst: en.casual,
-};
+const load = createRequire(import.meta.url);
+let loaded: { french: Chrono; dayFirst: Chrono; monthFirst: Chrono } | undefined;
+
+/**
+ * chrono-node's French and English parsers, loaded at the first `matchDate` (or at a worker's
+ * start, which calls this so that no answer waits for it): a process that loads bots without
+ * running them (a campaign import, the linter) does not pay their 8 MiB. The two locales alone:
+ * chrono-node's index loads a dozen.
+ */
+export function dateParsers(): { french: Chrono; dayFirst: Chrono; monthFirst: Chrono } {
+  if (!loaded) {
+    const en = load('chrono-node/en') as typeof import('chrono-node/en');
+    const fr = load('chrono-node/fr') as typeof import('chrono-node/fr');
+    loaded = { french: fr.casual, dayFirst: en.GB, monthFirst: en.casual };
+  }
+  return loaded;
+}
 
 /**
  * Reads a date and time from a short answer in French or English with chrono-node:
@@ -49,6 +59,7 @@ export function matchDate(text: string, options: DateOptions): Date | undefined 
     instant: options.now,
     timezone: zoneOffsetMinutes(options.now, options.timeZone),
   };
+  const parsers = dateParsers();
   const english = options.monthFirst ? parsers.monthFirst : parsers.dayFirst;
   const read = (parser: Chrono) => parser.parse(text, reference, { forwardDate: true });
   const french = read(parsers.french);
