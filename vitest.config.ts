@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -8,5 +9,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Integration files start servers on random ports; two workers match the two cores here.
     maxWorkers: 2,
+    // The longest files first, so that the two workers end together (see the sequencer).
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });
