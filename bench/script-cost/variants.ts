@@ -1,0 +1,288 @@
+// The copies of a store script the bench runs in place of the real one, each with a part cut,
+// to tell what the script's time is made of. Never loaded by replyflow: src/ is left as it is.
+//
+// Two kinds. A cut ("… up to X") returns right before a top-level line of the script, so the
+// variants of one script, in order, run longer and longer prefixes of it and the difference
+// between two neighbours is the cost of the part between them. A removal ("without X")
+// replaces one statement and runs the rest. The script with its libraries in front is the text
+// `defineStoreScripts` registers; `empty` keeps the keys and arguments and runs nothing, and
+// `libraries` defines the library functions in front and returns.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { defineStoreScripts } from '../../src/store/redis/store-scripts.ts';
+
+export interface StoreScript {
+  /** `record-sent-13.lua` */
+  file: string;
+  numberOfKeys: number;
+  /** As registered: libraries, then the script file. */
+  lua: string;
+  /** The script file's text alone (the tail of `lua`). */
+  body: string;
+  sha: string;
+}
+
+export interface Variant {
+  /** What the variant runs, e.g. `… up to the value's SET` or `without the value's SET`. */
+  name: string;
+  lua: string;
+}
+
+const scriptsDir = new URL('../../src/store/redis/scripts/', import.meta.url);
+
+/** The store's scripts by SHA1, as `defineStoreScripts` registers them. */
+export function storeScripts(): Map<string, StoreScript> {
+  const connection = new Redis({ lazyConnect: true });
+  defineStoreScripts(connection);
+  const set = (connection as unknown as { scriptsSet: Record<string, { lua: string }> }).scriptsSet;
+  connection.disconnect();
+  const byFile = new Map<string, StoreScript>();
+  for (const { lua } of Object.values(set)) {
+    const file = scriptFiles().find(({ body }) => lua.endsWith(body));
+    if (!file) throw new Error('a registered script matches no file');
+    byFile.set(sha1(lua), {
+      file: file.file,
+      numberOfKeys: Number(/-(\d+)\.lua$/.exec(file.file)![1]),
+      lua,
+      body: file.body,
+      sha: sha1(lua),
+    });
+  }
+  return byFile;
+}
+
+let files: Array<{ file: string; body: string }> | undefined;
+function scriptFiles() {
+  files ??= readdirSync(scriptsDir)
+    .filter((file) => file.endsWith('.lua'))
+    .map((file) => ({ file, body: readFileSync(new URL(file, scriptsDir), 'utf8') }));
+  return files;
+}
+
+export function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** A cut: run the script up to (not including) the first occurrence of `before`. */
+interface Cut {
+  upTo: string;
+  before: string;
+}
+/** A removal: `replace` (each occurrence, at least one) by `with`. */
+interface Removal {
+  without: string;
+  replace: string;
+  with: string;
+}
+
+/**
+ * The parts of each hot script, in the order they run. A cut's `before` must start a top-level
+ * statement of the script (a `do return 0 end` goes in front of it).
+ */
+const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
+  'ingest-9.lua': {
+    cuts: [
+      { upTo: 'arguments read', before: 'for i = 13, #ARGV, 6 do' },
+      {
+        upTo: 'the item pushed (dedupe, RPUSH, ZADD, claim)',
+        before: "if fresh > 0 and redis.call('ZCOUNT'",
+      },
+      { upTo: 'the announcement check', before: 'local reply = {0, pushed, heard}' },
+    ],
+    removals: [
+      {
+        without: 'the dedupe check (known(): GET value, applied log, LRANGE mailbox)',
+        replace: "smsId == '' and known(ARGV[i], cjson.decode(ARGV[i + 1]).id)",
+        with: 'false',
+      },
+      {
+        without: "the event's decode (its id passed as is)",
+        replace: 'cjson.decode(ARGV[i + 1]).id',
+        with: "'bench-id'",
+      },
+      {
+        without: "the claim's first view (LINDEX, GET value, originOf)",
+        replace: `  local head = redis.call('LINDEX', KEYS[2] .. id, 0) or ''
+  local value = redis.call('GET', KEYS[7] .. id)
+  local origin = originOf(head, value, KEYS[3])`,
+        with: "  local head, value, origin = '', '', ''",
+      },
+    ],
+  },
+  'commit-step-17.lua': {
+    cuts: [
+      {
+        upTo: 'arguments read, lock token HGET',
+        before: "local head = redis.call('LINDEX', KEYS[2], 0)",
+      },
+      { upTo: 'mailbox head LINDEX + decode', before: "local stored = redis.call('GET', KEYS[3])" },
+      {
+        upTo: "the value's GET + split",
+        before: "local hadTimers = timers ~= nil and timers ~= ''",
+      },
+      { upTo: 'run ids, pending timers', before: 'local armAt = nil' },
+      { upTo: 'timers cancelled/set', before: "local logged = event.kind ~= 'status'" },
+      {
+        upTo: 'applied log decode + encode',
+        before: "if ARGV[4] ~= '' then\n  -- The reply's message",
+      },
+      {
+        upTo: 'transcript entry, value built and SET',
+        before: 'if armAt and #pending > 0 then',
+      },
+      { upTo: 'timers zset', before: "redis.call('LPOP', KEYS[2])\nif results" },
+      { upTo: 'mailbox LPOP, results', before: 'changeCounters(KEYS[14], counters, countersTtl)' },
+      { upTo: 'counters (HINCRBY, PEXPIRE)', before: "if outboundEvents ~= '' then" },
+      { upTo: 'events, recipient, suppression', before: 'local outbound = tonumber(ARGV[13])' },
+      {
+        upTo: 'outbox RPUSH, claim, its head (outboxHead, sentSmsIdIn)',
+        before: "if ARGV[4] ~= '' then\n  stored = ''",
+      },
+      {
+        upTo: 'next mailbox head, release',
+        before: "local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))",
+      },
+    ],
+    removals: [
+      {
+        without: "the value's SET (the value still built)",
+        replace: "redis.call('SET', KEYS[3], value, 'PX', recordTtl)",
+        with: 'local _ = value',
+      },
+      {
+        without: "the value's SET (the value still built)",
+        replace: "redis.call('SET', KEYS[3], value)\n",
+        with: 'local _ = value\n',
+      },
+      {
+        without: 'the applied log decode + encode (kept as read)',
+        replace: "local logged = event.kind ~= 'status'\nif logged then",
+        with: "local logged = event.kind ~= 'status'\nif false then",
+      },
+      {
+        without: 'the transcript entry',
+        replace: "if event.kind == 'reply' and stateAfter ~= '' then",
+        with: 'if false then',
+      },
+      {
+        without: "originOf's second GET of the value (the reply's origin)",
+        replace: "originOf(next, redis.call('GET', KEYS[3]), KEYS[7])",
+        with: "''",
+      },
+    ],
+  },
+  'read-outbox-7.lua': {
+    cuts: [
+      { upTo: 'lock token HGET, lease ZADD', before: 'local dropped = {}' },
+      { upTo: 'outboxHead (LINDEX, decode, EXISTS)', before: "if head == '' then" },
+      { upTo: 'head decoded again', before: "if ARGV[5] ~= '' and (message.inDoubtSince" },
+      { upTo: 'in-doubt check', before: 'return {head, sentSmsIdOf(' },
+    ],
+    removals: [
+      {
+        without: 'the sent guard lookup (sentSmsIdOf: GET value, decode messages)',
+        replace: 'sentSmsIdOf(KEYS[2], message.id)',
+        with: "''",
+      },
+    ],
+  },
+  'record-sent-13.lua': {
+    cuts: [
+      {
+        upTo: 'arguments read',
+        before: 'local seq, applied, timers, messages, record, transcript =',
+      },
+      { upTo: "the value's GET + split", before: "local head = redis.call('LINDEX', KEYS[2], 0)" },
+      { upTo: 'outbox head LINDEX + decode', before: 'if popped and popped.contact == nil then' },
+      { upTo: 'transcript entry (transcriptWith)', before: 'local entries, at = {}, nil' },
+      { upTo: 'messages line decode + scan', before: 'local current, existing = nil, nil' },
+      { upTo: 'record of its own (GET KEYS[4])', before: 'local new = cjson.decode(json)' },
+      { upTo: 'record decode + merge', before: 'local runId = new.u' },
+      { upTo: 'entry built, oldest spilled (SET EX)', before: 'messages = cjson.encode(entries)' },
+      { upTo: 'messages line encode', before: "if seq then\n  redis.call('SET', KEYS[3]" },
+      { upTo: 'value built and SET', before: "local early = redis.call('LRANGE', KEYS[6], 0, -1)" },
+      { upTo: 'early statuses LRANGE', before: "if popped then\n  redis.call('LPOP', KEYS[2])" },
+      {
+        upTo: 'outbox LPOP, counters, loop guard, unrecorded sends',
+        before: "if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then",
+      },
+      { upTo: 'lock token HGET', before: 'local dropped = {}' },
+      { upTo: 'next head (outboxHead)', before: "if redis.call('LLEN', KEYS[2]) == 0 then" },
+    ],
+    removals: [
+      {
+        without: "the value's SET (the value still built)",
+        replace: `  redis.call('SET', KEYS[3], conversationValue(seq, applied, timers, messages, record, transcript),
+    'KEEPTTL')`,
+        with: '  local _ = conversationValue(seq, applied, timers, messages, record, transcript)',
+      },
+      {
+        without: 'the spill of the oldest record (SET EX of a key of its own)',
+        replace:
+          "  redis.call('SET', KEYS[12] .. oldest[1], spilledMessage(oldest, location), 'EX', ARGV[14])",
+        with: '  local _ = spilledMessage(oldest, location)',
+      },
+      {
+        without: 'the transcript entry',
+        replace: 'if popped and popped.contact == nil then',
+        with: 'if false then',
+      },
+      {
+        without: 'the counters (HINCRBY, PEXPIRE)',
+        replace: '  changeCounters(KEYS[13], ARGV[15], ARGV[16])',
+        with: '',
+      },
+      {
+        without: 'the loop guard count (LPUSH, LTRIM, PEXPIRE)',
+        replace: "  if type(popped.loopGuard) == 'table' then",
+        with: '  if false then',
+      },
+    ],
+  },
+};
+
+/** The variants of one script, in the order to report them: cuts in order, then removals. */
+export function variantsOf(script: StoreScript): Variant[] {
+  const library = script.lua.slice(0, script.lua.length - script.body.length);
+  const variants: Variant[] = [
+    { name: 'empty (same keys and arguments, `return 0`)', lua: 'return 0' },
+    { name: 'libraries defined, `return 0`', lua: `${library}return 0` },
+  ];
+  const own = parts[script.file];
+  for (const cut of own?.cuts ?? []) {
+    const at = uniqueIndex(script, cut.before);
+    variants.push({
+      name: `… up to ${cut.upTo}`,
+      lua: `${script.lua.slice(0, at)}do return 0 end\n${script.lua.slice(at)}`,
+    });
+  }
+  variants.push({ name: 'whole script', lua: script.lua });
+  // Removals that share a name are one variant (the same statement written in two places).
+  const removals = new Map<string, string>();
+  for (const removal of own?.removals ?? []) {
+    const lua = removals.get(removal.without) ?? script.lua;
+    const index = lua.indexOf(removal.replace);
+    const found = index !== -1 || removals.has(removal.without);
+    if (!found) throw new Error(`${script.file}: '${removal.replace}' is not in the script`);
+    removals.set(removal.without, lua.split(removal.replace).join(removal.with));
+  }
+  for (const [without, lua] of removals) {
+    if (lua === script.lua) throw new Error(`${script.file}: removing ${without} changed nothing`);
+    variants.push({ name: `whole script without ${without}`, lua });
+  }
+  return variants;
+}
+
+/** Where `text` starts in the script's own part (after the libraries); it must occur once there. */
+function uniqueIndex(script: StoreScript, text: string): number {
+  const start = script.lua.length - script.body.length;
+  const at = script.lua.indexOf(text, start);
+  if (at === -1 || script.lua.indexOf(text, at + 1) !== -1) {
+    throw new Error(`${script.file}: '${text}' must occur exactly once in the script`);
+  }
+  if (at !== 0 && script.lua[at - 1] !== '\n') {
+    throw new Error(`${script.file}: '${text}' must start a line`);
+  }
+  return at;
+}
