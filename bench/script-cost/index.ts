@@ -25,10 +25,12 @@ import type { MonitoredCommand } from './monitor.ts';
 import { type StoreScript, storeScripts, variantsOf } from './variants.ts';
 
 const usage = `script-cost [--histories 0,5,20] [--runs 5] [--iterations 1000] [--idle-seconds 10]
-           [--scripts ingest,commit-step,read-outbox,record-sent]
+           [--scripts ingest,commit-step,read-outbox,record-sent] [--whole-only]
   --histories: replies a conversation has had before the turn recorded, one turn per value
   --runs: rounds of loops (each variant once a round, the baseline first); medians are reported
-  --iterations: calls per loop`;
+  --iterations: calls per loop
+  --whole-only: loop each script whole and empty only, not its cuts and removals (a quick
+                before/after of a change to the scripts)`;
 
 const benchmark: Benchmark = {
   name: 'script-cost',
@@ -83,6 +85,7 @@ async function run(args: readonly string[]): Promise<void> {
       iterations: { type: 'string', default: '1000' },
       'idle-seconds': { type: 'string', default: '10' },
       scripts: { type: 'string', default: 'ingest,commit-step,read-outbox,record-sent' },
+      'whole-only': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -150,7 +153,15 @@ async function run(args: readonly string[]): Promise<void> {
       const calls = await replay(redis, turn, scripts, wanted);
       for (const call of calls) {
         const script = [...scripts.values()].find((s) => s.sha === call.sha)!;
-        const result = await measureCall(redis, call, script, runs, iterations, turn.history);
+        const result = await measureCall(
+          redis,
+          call,
+          script,
+          runs,
+          iterations,
+          turn.history,
+          values['whole-only'],
+        );
         results.push(result);
         report.push(describeCall(result), '');
         console.log(describeCall(result), '\n');
@@ -254,8 +265,15 @@ async function measureCall(
   runs: number,
   iterations: number,
   history: number,
+  wholeOnly: boolean,
 ): Promise<CallResult> {
-  const variants = variantsOf(script);
+  // Whole only: the cuts and removals are not built, so a changed script needs no new cuts.
+  const variants = wholeOnly
+    ? [
+        { name: 'empty (same keys and arguments, `return 0`)', lua: 'return 0' },
+        { name: 'whole script', lua: script.lua },
+      ]
+    : variantsOf(script);
   const shas = new Map<string, string>();
   for (const variant of variants) {
     shas.set(variant.name, String(await redis.script('LOAD', variant.lua)));
