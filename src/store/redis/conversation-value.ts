@@ -24,8 +24,10 @@ import type { StoredTranscriptEntry } from '../transcript.ts';
  *   guard, and what the statuses and the replies of an idle conversation look up: one key per
  *   conversation, not one more per message.
  * - The record JSON starts `{"v":1,"runId":"…"` so the scripts read the run id off its start.
- * - `transcript` (absent when empty): the last `storeLimits.transcriptEntries` messages, oldest
- *   first, separated by tabs (JSON escapes every tab): `i[<at>,"<body>","<state after>"]` for a
+ * - `transcript` (absent when empty): `#<count of entries>`, then the last
+ *   `storeLimits.transcriptEntries` messages, oldest first, each after a tab (JSON escapes every
+ *   tab; a line written before the count starts with its first entry):
+ *   `i[<at>,"<body>","<state after>"]` for a
  *   reply (written by the commit of its step), `o[<at>,"<sms id>","<body>"]` for an SMS sent
  *   (written by `recordSent`). Its messages' status, parts and price are in their message
  *   records, joined when read (`readTranscript`). The scripts append and cut it as a string;
@@ -220,7 +222,10 @@ export function readConversationValue(
 /** A transcript line's entries (see `ConversationValue`), oldest first. */
 function transcriptEntriesOf(line: string): StoredTranscriptEntry[] {
   if (line === '') return [];
-  return line.split('\t').map((text): StoredTranscriptEntry => {
+  const texts = line.split('\t');
+  // The count of entries (`#<n>`) that scripts keep first, so they never count the tabs.
+  if (texts[0]?.startsWith('#')) texts.shift();
+  return texts.map((text): StoredTranscriptEntry => {
     const [at, second, third] = JSON.parse(text.slice(1)) as [number, string, string];
     return text.startsWith('i')
       ? { direction: 'in', at, body: second, stateAfter: third }

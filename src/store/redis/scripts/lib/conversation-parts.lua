@@ -37,18 +37,35 @@ local function withoutTranscript(value)
 end
 
 -- A transcript line with one more entry (`i[<at>,<body>,<state>]` or `o[<at>,<sms id>,<body>]`,
--- entries separated by a tab, which JSON always escapes), less the oldest past `cap`. Counted
--- and cut as a string: no entry is decoded.
+-- entries separated by a tab, which JSON always escapes), less the oldest past `cap`. The line
+-- starts with its count of entries (`#<n>`, then a tab), so that adding one costs a copy of the
+-- line and nothing more: counting the tabs (`string.gsub`) cost 15 ns a byte, twice a turn,
+-- 230 us a call at 200 entries. A line written before the count (no `#`) is counted once.
+-- No entry is decoded.
 local function transcriptWith(transcript, entry, cap)
   if not transcript or transcript == '' then
-    return entry
+    return '#1\t' .. entry
   end
-  transcript = transcript .. '\t' .. entry
-  local _, tabs = string.gsub(transcript, '\t', '')
-  for _ = cap, tabs do
-    transcript = string.sub(transcript, string.find(transcript, '\t', 1, true) + 1)
+  local count, from
+  local _, headerEnd, counted = string.find(transcript, '^#(%d+)\t')
+  if counted then
+    count, from = tonumber(counted), headerEnd + 1
+  else
+    local _, tabs = string.gsub(transcript, '\t', '')
+    count, from = tabs + 1, 1
   end
-  return transcript
+  count = count + 1
+  -- The oldest entries past the cap are skipped, one tab each (at most one a call, but a cap
+  -- lowered between releases drops more).
+  while count > cap do
+    local tab = string.find(transcript, '\t', from, true)
+    count = count - 1
+    if not tab then
+      return '#' .. count .. '\t' .. entry
+    end
+    from = tab + 1
+  end
+  return '#' .. count .. '\t' .. string.sub(transcript, from) .. '\t' .. entry
 end
 
 -- The run id the record JSON starts with (`{"v":1,"runId":"…"`).

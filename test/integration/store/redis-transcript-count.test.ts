@@ -1,0 +1,108 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ConversationRecord, ReplyEvent } from '../../../src/store/records.ts';
+import { createRedisStore } from '../../../src/store/redis/create-redis-store.ts';
+import type { Store } from '../../../src/store/store.ts';
+import { storeLimits } from '../../../src/store/store-limits.ts';
+import { connectTestRedis, randomPrefix } from '../../support/redis.ts';
+import {
+  claimOf,
+  conversationRecord,
+  keyOf,
+  phonesInDistinctPartitions,
+  replyEvent,
+  t0,
+} from './contract/fixtures.ts';
+
+// The Redis driver keeps a count of entries first in a conversation's transcript line
+// (`#<n>`), so that no script counts the line's tabs (string.gsub cost 15 ns a byte, twice a
+// turn). A value written before the count (no `#`) must read and grow as before.
+
+const redis = connectTestRedis();
+const prefix = randomPrefix('transcript-count');
+const store = createRedisStore({ redis, prefix, partitions: 16 });
+afterAll(async () => {
+  await store.close();
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.unlink(...keys);
+  await redis.quit();
+});
+
+const reply = (phone: string, n: number): ReplyEvent => ({
+  ...replyEvent(`r-${n}`, phone),
+  body: `m${n}`,
+  receivedAt: t0 + n,
+});
+
+const recordIn = (phone: string, seq: number, n: number): ConversationRecord => ({
+  ...conversationRecord(phone, seq),
+  snapshot: { value: `s${n}`, context: {} },
+});
+
+/** Replies `from`..`to` taken in and stepped, one commit each, as the worker does. */
+async function stepReplies(s: Store, phone: string, from: number, to: number): Promise<void> {
+  const replies = Array.from({ length: to - from + 1 }, (_, i) => reply(phone, from + i));
+  await s.ingest(
+    `n-${from}`,
+    replies.map((event) => ({ event })),
+    t0 + from,
+  );
+  const claim = await claimOf(s, 'inbox', phone, t0 + from);
+  let seq = claim.view.record?.seq ?? 0;
+  for (const event of replies) {
+    const n = Number(event.id.slice(2));
+    const result = await s.commitStep(
+      claim,
+      { eventId: event.id, expectedSeq: seq, record: recordIn(phone, seq + 1, n), outbound: [] },
+      t0 + from,
+    );
+    expect(result.ok).toBe(true);
+    seq += 1;
+  }
+  await s.release(claim, t0 + from);
+}
+
+async function valueKey(): Promise<string> {
+  const keys = await redis.keys(`${prefix}*conv:*`);
+  expect(keys).toHaveLength(1);
+  return keys[0]!;
+}
+
+/** The value's sixth line, the transcript. */
+const transcriptLine = (value: string) => value.split('\n').slice(5).join('\n');
+
+describe('the Redis transcript line', () => {
+  it('starts with its count, reads a line from before the count, and keeps the cap', async () => {
+    const [phone = ''] = phonesInDistinctPartitions(store, 1);
+    await stepReplies(store, phone, 1, 3);
+    const key = await valueKey();
+    const value = (await redis.get(key)) ?? '';
+    expect(transcriptLine(value)).toMatch(/^#3\ti\[/);
+
+    // The same value as an earlier release wrote it: no count.
+    const before = value.replace(/\n#3\t/, '\n');
+    expect(transcriptLine(before)).toMatch(/^i\[/);
+    await redis.set(key, before, 'KEEPTTL');
+    expect((await store.readTranscript(keyOf(phone)))?.entries.map((e) => e.body)).toEqual([
+      'm1',
+      'm2',
+      'm3',
+    ]);
+
+    // Past the cap from there: the count is taken from the tabs once, then kept.
+    const cap = storeLimits.transcriptEntries;
+    const last = 3 + cap;
+    await stepReplies(store, phone, 4, last);
+    const after = (await redis.get(key)) ?? '';
+    expect(transcriptLine(after)).toMatch(new RegExp(`^#${cap}\\ti\\[`));
+    expect(transcriptLine(after).split('\t')).toHaveLength(cap + 1);
+    const entries = (await store.readTranscript(keyOf(phone)))?.entries ?? [];
+    expect(entries).toHaveLength(cap);
+    expect(entries[0]).toEqual({ direction: 'in', at: t0 + 4, body: 'm4', stateAfter: 's4' });
+    expect(entries.at(-1)).toEqual({
+      direction: 'in',
+      at: t0 + last,
+      body: `m${last}`,
+      stateAfter: `s${last}`,
+    });
+  });
+});
