@@ -33,13 +33,19 @@ const reply = (phone: string, n: number): ReplyEvent => ({
   receivedAt: t0 + n,
 });
 
-const recordIn = (phone: string, seq: number, n: number): ConversationRecord => ({
+const recordIn = (phone: string, seq: number, n: number, pad = ''): ConversationRecord => ({
   ...conversationRecord(phone, seq),
-  snapshot: { value: `s${n}`, context: {} },
+  snapshot: { value: `s${n}`, context: pad === '' ? {} : { pad } },
 });
 
 /** Replies `from`..`to` taken in and stepped, one commit each, as the worker does. */
-async function stepReplies(s: Store, phone: string, from: number, to: number): Promise<void> {
+async function stepReplies(
+  s: Store,
+  phone: string,
+  from: number,
+  to: number,
+  pad = '',
+): Promise<void> {
   const replies = Array.from({ length: to - from + 1 }, (_, i) => reply(phone, from + i));
   await s.ingest(
     `n-${from}`,
@@ -52,7 +58,12 @@ async function stepReplies(s: Store, phone: string, from: number, to: number): P
     const n = Number(event.id.slice(2));
     const result = await s.commitStep(
       claim,
-      { eventId: event.id, expectedSeq: seq, record: recordIn(phone, seq + 1, n), outbound: [] },
+      {
+        eventId: event.id,
+        expectedSeq: seq,
+        record: recordIn(phone, seq + 1, n, pad),
+        outbound: [],
+      },
       t0 + from,
     );
     expect(result.ok).toBe(true);
@@ -61,8 +72,8 @@ async function stepReplies(s: Store, phone: string, from: number, to: number): P
   await s.release(claim, t0 + from);
 }
 
-async function valueKey(): Promise<string> {
-  const keys = await redis.keys(`${prefix}*conv:*`);
+async function valueKey(phone: string): Promise<string> {
+  const keys = await redis.keys(`${prefix}*conv:*${phone}`);
   expect(keys).toHaveLength(1);
   return keys[0]!;
 }
@@ -74,7 +85,7 @@ describe('the Redis transcript line', () => {
   it('starts with its count, reads a line from before the count, and keeps the cap', async () => {
     const [phone = ''] = phonesInDistinctPartitions(store, 1);
     await stepReplies(store, phone, 1, 3);
-    const key = await valueKey();
+    const key = await valueKey(phone);
     const value = (await redis.get(key)) ?? '';
     expect(transcriptLine(value)).toMatch(/^#3\ti\[/);
 
@@ -105,4 +116,29 @@ describe('the Redis transcript line', () => {
       stateAfter: `s${last}`,
     });
   });
+
+  // Reads that rewrite nothing (claims, read-inbox, the send-time check) take the value less
+  // its transcript with a GETRANGE of its first 2 KiB when the other lines fit there, with a
+  // GET otherwise: either way the worker sees the whole record.
+  it.each([
+    ['fit in the first 2 KiB', ''],
+    ['do not fit in the first 2 KiB', 'x'.repeat(3_000)],
+  ])(
+    'gives the worker the whole record after a long transcript when the other lines %s',
+    async (_, pad) => {
+      const phones = phonesInDistinctPartitions(store, 3);
+      const phone = phones[pad === '' ? 1 : 2] ?? '';
+      await stepReplies(store, phone, 1, 100, pad);
+      const value = (await redis.get(await valueKey(phone))) ?? '';
+      expect(transcriptLine(value).length).toBeGreaterThan(2_048);
+      await store.ingest('n-101', [{ event: reply(phone, 101) }], t0 + 101);
+      const claim = await claimOf(store, 'inbox', phone, t0 + 101);
+      expect(claim.view.record).toEqual(recordIn(phone, 100, 100, pad));
+      expect(claim.view.next?.id).toBe('r-101');
+      await store.release(claim, t0 + 101);
+      // A redelivery of a stepped reply is known from the applied log, read the same way.
+      const again = await store.ingest('n-100', [{ event: reply(phone, 100) }], t0 + 102);
+      expect(again.duplicate).toBe(true);
+    },
+  );
 });

@@ -85,9 +85,9 @@ local function view(reply, claimed, takenOver)
     return
   end
   local head = redis.call('LINDEX', KEYS[3] .. claimed, 0) or ''
-  local value = redis.call('GET', KEYS[4] .. claimed)
+  local value = conversationHead(KEYS[4] .. claimed)
   local origin = originOf(head, value, KEYS[5])
-  reply[#reply + 1] = withoutTranscript(value) or ''
+  reply[#reply + 1] = value or ''
   reply[#reply + 1] = head
   reply[#reply + 1] = origin
 end

@@ -316,5 +316,5 @@ local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('PEXPIRE', KEYS[1], lease)
 redis.call('ZADD', KEYS[4], 'XX', now + lease, ARGV[8])
 
-return {'ok', withoutTranscript(stored) or '', next, originOf(next, redis.call('GET', KEYS[3]), KEYS[7]), 0, handed, handedSmsId,
+return {'ok', withoutTranscript(stored) or '', next, originOf(next, conversationHead(KEYS[3]), KEYS[7]), 0, handed, handedSmsId,
   droppedJson(handedDropped)}

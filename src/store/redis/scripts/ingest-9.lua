@@ -60,7 +60,7 @@
 -- its conversation's applied log (recent: within ARGV[2]) has it. The service redelivers for
 -- minutes, so a bounded log covers its retries; no id is kept per notification.
 local function known(id, eventId)
-  local _, applied = conversationParts(redis.call('GET', KEYS[7] .. id))
+  local _, applied = conversationParts(conversationHead(KEYS[7] .. id))
   if applied and applied ~= '' then
     local log = cjson.decode(applied)
     if tonumber(ARGV[1]) - log[1] <= tonumber(ARGV[2]) then
@@ -212,11 +212,11 @@ local reply = {0, pushed, heard}
 for _, claim in ipairs(claimed) do
   local id = claim[1]
   local head = redis.call('LINDEX', KEYS[2] .. id, 0) or ''
-  local value = redis.call('GET', KEYS[7] .. id)
+  local value = conversationHead(KEYS[7] .. id)
   local origin = originOf(head, value, KEYS[3])
   reply[#reply + 1] = id
   reply[#reply + 1] = claim[2]
-  reply[#reply + 1] = withoutTranscript(value) or ''
+  reply[#reply + 1] = value or ''
   reply[#reply + 1] = head
   reply[#reply + 1] = origin
 end

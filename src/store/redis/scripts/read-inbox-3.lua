@@ -9,6 +9,6 @@
   Output:
     {stored conversation value (less its transcript), head event JSON, stored origin message record}, '' for each one missing
 ]]
-local record = redis.call('GET', KEYS[1]) or ''
+local record = conversationHead(KEYS[1]) or ''
 local head = redis.call('LINDEX', KEYS[2], 0) or ''
-return {withoutTranscript(record), head, originOf(head, record, KEYS[3])}
+return {record, head, originOf(head, record, KEYS[3])}

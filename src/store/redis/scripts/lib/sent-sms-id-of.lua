@@ -11,8 +11,8 @@ local function sentSmsIdIn(messages, outboxId)
   return ''
 end
 
--- The same, read from the conversation's value.
+-- The same, read from the conversation's value (its transcript left in Redis).
 local function sentSmsIdOf(conversationKey, outboxId)
-  local _, _, _, messages = conversationParts(redis.call('GET', conversationKey))
+  local _, _, _, messages = conversationParts(conversationHead(conversationKey))
   return sentSmsIdIn(messages, outboxId)
 end
