@@ -39,8 +39,12 @@ const inFlightMs = 1_000;
 const seed = Number(process.env.CRASH_TEST_SEED) || Date.now() % 1_000_000;
 const conversations = echoConversations(conversationCount, followUps, 33_612_000_000);
 
+// The two stores' runs at the same time: most of a run is waiting (a killed worker's leases
+// run out, a new process starts), so together they take little more than one (86 s -> ~50 s
+// alone). Within each, the tests stay in order: the log check reads what the run logged.
 describe.each(['redis', 'cluster'] as const)(
   'the worker role in a child process killed with SIGKILL, again and again, on %s',
+  { concurrent: true },
   (store) => {
     let loop: ReplyLoop;
     let worker: WorkerProcess | undefined;
@@ -65,7 +69,7 @@ describe.each(['redis', 'cluster'] as const)(
       await loop?.close();
     });
 
-    it('applies every reply once and in order, loses no answer, and duplicates an SMS only across a kill', async () => {
+    it.sequential('applies every reply once and in order, loses no answer, and duplicates an SMS only across a kill', async () => {
       onTestFailed(() => console.error(`seed ${seed}\n${output.join('\n')}`));
       const random = mulberry32(seed);
       const startedAt = Date.now();
@@ -217,7 +221,7 @@ describe.each(['redis', 'cluster'] as const)(
       if (store === 'cluster') await expectKeysOnEveryMaster(loop);
     }, 900_000);
 
-    it('logged no full phone number, in the webhook or in any worker', () => {
+    it.sequential('logged no full phone number, in the webhook or in any worker', () => {
       expectNoFullPhoneNumber(
         logs,
         conversations.map((conversation) => conversation.phone),
