@@ -68,6 +68,7 @@ export interface StartOptions {
     lanes?: number;
     baseDelayMs?: number;
     sendDeadlineMs?: number;
+    recheckAfterMs?: number;
   };
   /** Shared per-location send limiters; built from the store's Redis (or in memory) otherwise. */
   sendLimiters?: Map<string, SharedLimiter>;

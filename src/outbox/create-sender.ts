@@ -63,6 +63,13 @@ export interface SenderOptions {
    * that it is given up and the bot hears `send_failed`. Default one hour.
    */
   sendDeadlineMs?: number;
+  /**
+   * The last look before `POST /sms` reads the outbox again (suppression, loop guard, the claim
+   * still held) unless the view the message came with was read less than this long ago, in real
+   * time (default 10 ms): that read made the same checks in the same atomic call, so a message
+   * handed over by its commit and sent at once costs no store call more. 0 reads it every time.
+   */
+  recheckAfterMs?: number;
   /** The locations' shared limiters: a 429 pauses every process sending for that location. */
   limiters?: ReadonlyMap<string, SharedLimiter>;
   /**
@@ -144,6 +151,7 @@ export function createSender(options: SenderOptions) {
   const random = options.random ?? Math.random;
   const leaseMs = options.leaseMs ?? 30_000;
   const inDoubtGraceMs = options.inDoubtGraceMs ?? 30_000;
+  const recheckAfterMs = options.recheckAfterMs ?? 10;
   const sendsInFlight = options.sendsInFlight ?? defaultSendsInFlight;
   // An eighth of the places (none below 8) are kept for answers: bot-initiated sends wait in
   // them for their rate-limit slots, one batch at a time (answers first).
@@ -185,11 +193,14 @@ export function createSender(options: SenderOptions) {
   ): Promise<void> {
     let released = false;
     let leaseFrom = claimedAt;
+    // When the view in hand was read, in real time (a claim is handled as soon as it is made:
+    // a hand-over goes to a lane reserved before the commit).
+    let viewAt = performance.now();
     try {
       let view: OutboxView = first;
       reportDropped(claim, view);
       while (view.message && consumer.running) {
-        const outcome = await sendOne(claim, view, leaseFrom);
+        const outcome = await sendOne(claim, view, leaseFrom, viewAt);
         // A deferral releases the claim itself, with the conversation ready again later.
         if (outcome.kind === 'deferred') released = true;
         if (outcome.kind === 'sent') released = outcome.released;
@@ -203,6 +214,7 @@ export function createSender(options: SenderOptions) {
         leaseFrom = outcome.leaseFrom;
         view =
           outcome.kind === 'popped' ? await store.readOutbox(claim, clock.now()) : outcome.next;
+        viewAt = performance.now();
         reportDropped(claim, view);
       }
     } finally {
@@ -233,7 +245,12 @@ export function createSender(options: SenderOptions) {
     }
   }
 
-  async function sendOne(claim: Claim, view: OutboxView, leaseFrom: number): Promise<Outcome> {
+  async function sendOne(
+    claim: Claim,
+    view: OutboxView,
+    leaseFrom: number,
+    viewAt: number,
+  ): Promise<Outcome> {
     const message = view.message as OutboundMessage;
     const now = clock.now();
     // Quiet hours: a message the bot started on its own waits, in the outbox, for them to end.
@@ -269,7 +286,7 @@ export function createSender(options: SenderOptions) {
                   message.location,
                   { to: message.phone, body: message.body },
                   {
-                    beforeRequest: () => checkBeforeRequest(claim, message),
+                    beforeRequest: () => checkBeforeRequest(claim, message, viewAt),
                     // Bot-initiated traffic gives way to answers at the rate limit.
                     ...(message.botInitiated && { bulk: true }),
                   },
@@ -327,12 +344,20 @@ export function createSender(options: SenderOptions) {
    * The last look before `POST /sms`, once the request has its rate-limit slot (DESIGN §2.6):
    * quiet hours that began while it waited, and the outbox read again, atomically dropping what
    * must not go (an opt-out committed meanwhile, the loop guard). Throws `HeldBack` when the
-   * message must not be sent now.
+   * message must not be sent now. The outbox is not read again when the view the message came
+   * with (`viewAt`, real time) is younger than `recheckAfterMs`: the call that answered it made
+   * those checks, as atomically, as recently as a read now would (issue 26: one store call a
+   * turn less for an answer sent at once).
    */
-  async function checkBeforeRequest(claim: Claim, message: OutboundMessage): Promise<void> {
+  async function checkBeforeRequest(
+    claim: Claim,
+    message: OutboundMessage,
+    viewAt: number,
+  ): Promise<void> {
     const now = clock.now();
     const quietEnds = heldUntil(message, now);
     if (quietEnds !== undefined) throw new HeldBack({ kind: 'quiet', until: quietEnds });
+    if (performance.now() - viewAt < recheckAfterMs) return;
     // Only under a claim that still holds the outbox, its lease renewed in the same call: the
     // request starts with a whole lease before it (and `keepingClaim` renews it meanwhile).
     const view = await store.readOutbox(claim, now, leaseMs);

@@ -111,6 +111,8 @@ export interface ReplyLoopOptions {
   /** The location's outbound event subscriptions (issue 24), and the dispatcher's overrides. */
   events?: LocationConfig['events'];
   eventDispatcher?: StartOptions['events'];
+  /** The sender's `recheckAfterMs` (the last look's re-read of a fresh view); its default otherwise. */
+  recheckAfterMs?: number;
 }
 
 /**
@@ -183,7 +185,11 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
     clock: options.clock,
     ...(ownClients && { clients: ownClients }),
     worker: { concurrency: 4 },
-    sender: { sendsInFlight: options.sendConcurrency ?? 4, baseDelayMs: 20 },
+    sender: {
+      sendsInFlight: options.sendConcurrency ?? 4,
+      baseDelayMs: 20,
+      ...(options.recheckAfterMs !== undefined && { recheckAfterMs: options.recheckAfterMs }),
+    },
     ...(options.eventDispatcher && { events: options.eventDispatcher }),
   });
   const webhookUrl = `${app.url}/webhooks/${location}/${webhookSecret}`;
