@@ -83,14 +83,14 @@ describe('replyflow --version and --help', { timeout: 90_000 }, () => {
       for (const block of blocks)
         expect(block.match(/\(default[: ]/g)?.length ?? 0).toBeLessThan(2);
     }
-    const emulator = replyflow(['emulator', '--help']);
-    await emulator.exited;
-    expect(emulator.output.stdout).toContain('(default: dev:dev:default)');
-    expect(emulator.output.stdout).not.toContain('[]');
-    const dev = replyflow(['dev', '--help']);
-    await dev.exited;
-    expect(dev.output.stdout).toMatch(/--port <n>/);
-    expect(dev.output.stdout).toMatch(/--host <host>[\s\S]*default:\s+"127\.0\.0\.1"/);
+    // The helps above hold emulator's and dev's: no need to start node twice more for them.
+    const helpOf = (command: string) => helps.find((help) => help.command === command)?.text;
+    const emulator = helpOf('emulator');
+    expect(emulator).toContain('(default: dev:dev:default)');
+    expect(emulator).not.toContain('[]');
+    const dev = helpOf('dev');
+    expect(dev).toMatch(/--port <n>/);
+    expect(dev).toMatch(/--host <host>[\s\S]*default:\s+"127\.0\.0\.1"/);
   });
 
   it('says a command does not exist, even with --help, and exits 1', async () => {
@@ -150,14 +150,15 @@ describe('replyflow dev on the network', { timeout: 90_000 }, () => {
       timeout: 15_000,
       message: `the first dev up (${first.output.stderr})`,
     });
+    // The second by PORT and the third by --port at the same time: both find the port taken.
     const second = replyflow(['dev'], env);
+    const flag = replyflow(['dev', '--port', String(port)], {
+      REPLYFLOW_BOTS_DIR: env.REPLYFLOW_BOTS_DIR,
+    });
     expect(await second.exited).toBe(1);
     expect(second.output.stderr).toBe(
       `replyflow dev: CONFIG_INVALID: port ${port} is in use: set PORT or --port\n`,
     );
-    const flag = replyflow(['dev', '--port', String(port)], {
-      REPLYFLOW_BOTS_DIR: env.REPLYFLOW_BOTS_DIR,
-    });
     expect(await flag.exited).toBe(1);
     expect(flag.output.stderr).toContain(`port ${port} is in use: set PORT or --port`);
     first.child.kill('SIGTERM');
@@ -221,24 +222,33 @@ describe('start and web never serve the dev routes', { timeout: 90_000 }, () => 
       REPLYFLOW_REDIS_PREFIX: randomPrefix('serve'),
     };
     try {
-      for (const mode of ['start', 'web', 'dev']) {
-        const port = await freePort();
+      // The three at once, each on its own port: most of each one's time is its start.
+      const ports = new Set<number>();
+      while (ports.size < 3) ports.add(await freePort());
+      const statusesOf = async (mode: string, port: number) => {
         const run = replyflow([mode], { ...env, PORT: String(port) });
         const base = `http://127.0.0.1:${port}`;
-        await waitFor(async () => (await fetch(`${base}/healthz`)).ok, {
-          timeout: 15_000,
-          message: `replyflow ${mode} up (${run.output.stderr})`,
-        });
-        const statuses = await Promise.all(
-          ['/dev', '/dev/bots', '/_emulator/messages', '/v1/webhooks'].map(
-            async (path) => (await fetch(`${base}${path}`)).status,
-          ),
-        );
-        if (mode === 'dev') expect(statuses.slice(0, 2)).toEqual([200, 200]);
-        else expect(statuses).toEqual([404, 404, 404, 404]);
-        run.child.kill('SIGTERM');
-        await run.exited;
-      }
+        try {
+          await waitFor(async () => (await fetch(`${base}/healthz`)).ok, {
+            timeout: 30_000,
+            message: `replyflow ${mode} up (${run.output.stderr})`,
+          });
+          return await Promise.all(
+            ['/dev', '/dev/bots', '/_emulator/messages', '/v1/webhooks'].map(
+              async (path) => (await fetch(`${base}${path}`)).status,
+            ),
+          );
+        } finally {
+          run.child.kill('SIGTERM');
+          await run.exited;
+        }
+      };
+      const [start, web, dev] = await Promise.all(
+        ['start', 'web', 'dev'].map((mode, i) => statusesOf(mode, [...ports][i]!)),
+      );
+      expect(start).toEqual([404, 404, 404, 404]);
+      expect(web).toEqual([404, 404, 404, 404]);
+      expect(dev!.slice(0, 2)).toEqual([200, 200]);
     } finally {
       await emulator.close();
     }
