@@ -17,6 +17,7 @@ if not value then
   return {'', ''}
 end
 local _, _, _, messages, record, transcript = conversationParts(value)
+transcript = transcriptText(transcript)
 local runId = record and runIdOf(record)
 local reply = {value, runId and redis.call('GET', KEYS[3] .. runId) or ''}
 if not transcript or transcript == '' then
