@@ -102,9 +102,9 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         with: "'bench-id'",
       },
       {
-        without: "the claim's first view (LINDEX, GET value, originOf)",
+        without: "the claim's first view (LINDEX, value less transcript, originOf)",
         replace: `  local head = redis.call('LINDEX', KEYS[2] .. id, 0) or ''
-  local value = redis.call('GET', KEYS[7] .. id)
+  local value = conversationHead(KEYS[7] .. id)
   local origin = originOf(head, value, KEYS[3])`,
         with: "  local head, value, origin = '', '', ''",
       },
@@ -166,8 +166,8 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         with: 'if false then',
       },
       {
-        without: "originOf's second GET of the value (the reply's origin)",
-        replace: "originOf(next, redis.call('GET', KEYS[3]), KEYS[7])",
+        without: "originOf's second read of the value (the reply's origin)",
+        replace: 'originOf(next, conversationHead(KEYS[3]), KEYS[7])',
         with: "''",
       },
     ],
