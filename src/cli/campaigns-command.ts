@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
-import { requestLocation } from '../admin/request-location.ts';
-import { type AppConfig, loadConfig } from '../app/config.ts';
-import { campaignReport } from '../campaigns/campaign-report.ts';
-import { type CampaignAction, changeCampaignStatus } from '../campaigns/change-campaign-status.ts';
-import { listCampaigns } from '../campaigns/list-campaigns.ts';
-import { ConfigError, ReplyflowError } from '../errors.ts';
-import { createLogger } from '../observability/logger.ts';
-import type { Store } from '../store/store.ts';
-import { type CreateOptions, createFromFile } from './create-campaign-command.ts';
-import { formatCampaignList, formatCampaignReport } from './format-campaign.ts';
-import { openDeploymentStore } from './open-deployment-store.ts';
-
-interface Where {
-  location?: string;
-}
+import type { CampaignAction } from '../campaigns/change-campaign-status.ts';
+import type { Where } from './campaigns-actions.ts';
+import type { CreateOptions } from './create-campaign-command.ts';
 
 const locationOption = [
   '--location <name>',
@@ -75,27 +63,16 @@ export function registerCampaignsCommand(program: Command): void {
     )
     .option('--dry-run', 'read the whole file and print what would be done; store nothing')
     .option(...locationOption)
-    .action((name: string, options: CreateOptions) =>
-      run('create', (config) => createFromFile(config, name, options)),
+    .action(async (name: string, options: CreateOptions) =>
+      (await import('./campaigns-actions.ts')).createCampaignCommand(name, options),
     );
   campaigns
     .command('list')
     .description('The campaigns, with their recipients per state')
     .option(...locationOption)
     .option('--all', "also the reserved ones (_api: the admin API's scheduled starts)")
-    .action((options: Where & { all?: boolean }) =>
-      run('list', async (config) => {
-        const location = options.location === undefined ? undefined : locationOf(config, options);
-        const entries = await withStore(config, 'replyflow campaigns list reads them', (store) =>
-          listCampaigns(store, {
-            location,
-            locations: config.locations.map((l) => l.name),
-            all: options.all,
-          }),
-        );
-        process.stdout.write(`${formatCampaignList(entries)}\n`);
-        return 0;
-      }),
+    .action(async (options: Where & { all?: boolean }) =>
+      (await import('./campaigns-actions.ts')).listCampaignsCommand(options),
     );
   campaigns
     .command('show <name>')
@@ -103,15 +80,8 @@ export function registerCampaignsCommand(program: Command): void {
       "A campaign's definition, its recipients per state and reason, and the funnel of its conversations",
     )
     .option(...locationOption)
-    .action((name: string, options: Where) =>
-      run('show', async (config) => {
-        const location = locationOf(config, options);
-        const report = await withStore(config, 'replyflow campaigns show reads it', (store) =>
-          campaignReport(store, { location, name }),
-        );
-        process.stdout.write(`${formatCampaignReport(report)}\n`);
-        return 0;
-      }),
+    .action(async (name: string, options: Where) =>
+      (await import('./campaigns-actions.ts')).showCampaignCommand(name, options),
     );
   const actions: Record<CampaignAction, string> = {
     pause: 'Stop starting its recipients, within seconds, until it is resumed',
@@ -124,63 +94,8 @@ export function registerCampaignsCommand(program: Command): void {
       .command(`${action} <name>`)
       .description(description)
       .option(...locationOption)
-      .action((name: string, options: Where) =>
-        run(action, (config) => changeStatus(config, name, action, options)),
+      .action(async (name: string, options: Where) =>
+        (await import('./campaigns-actions.ts')).changeCampaignCommand(action, name, options),
       );
   }
-}
-
-async function changeStatus(
-  config: AppConfig,
-  name: string,
-  action: CampaignAction,
-  options: Where,
-): Promise<number> {
-  const location = locationOf(config, options);
-  if (name.startsWith('_')) {
-    throw new ConfigError(
-      `campaign '${name}' holds the admin API's scheduled starts: cancel them one by one (DELETE /admin/conversations/scheduled/:key)`,
-    );
-  }
-  const { meta, cancelled } = await withStore(
-    config,
-    `replyflow campaigns ${action} writes it`,
-    (store) => changeCampaignStatus(store, { location, name }, action, Date.now()),
-  );
-  const detail =
-    action === 'cancel' ? `: ${cancelled.toLocaleString('en-US')} recipients cancelled` : '';
-  process.stdout.write(`${meta.name} (${meta.location}) is ${meta.status}${detail}\n`);
-  return 0;
-}
-
-/** Runs a sub-command: expected failures print one line and exit 1, without a stack. */
-async function run(name: string, action: (config: AppConfig) => Promise<number>): Promise<void> {
-  try {
-    process.exitCode = await action(await loadConfig(process.env));
-  } catch (error) {
-    if (!(error instanceof ReplyflowError)) throw error;
-    process.stderr.write(`replyflow campaigns ${name}: ${error.code}: ${error.message}\n`);
-    process.exitCode = 1;
-  }
-}
-
-/** Opens the deployment's store for `use`, and closes it after. */
-async function withStore<T>(
-  config: AppConfig,
-  doing: string,
-  use: (store: Store) => Promise<T>,
-): Promise<T> {
-  const logger = createLogger({ level: 'warn', destination: process.stderr });
-  const { store, close } = openDeploymentStore(config, doing, logger);
-  try {
-    return await use(store);
-  } finally {
-    await close();
-  }
-}
-
-function locationOf(config: AppConfig, options: Where): string {
-  const location = requestLocation(config.locations, options.location);
-  if (typeof location === 'string') throw new ConfigError(`--location: ${location}`);
-  return location.name;
 }

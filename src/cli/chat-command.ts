@@ -1,7 +1,6 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { exampleInputAt } from '../bot/define-bot.ts';
 import type { StoredSms } from '../emulator/index.ts';
 import { ReplyflowError } from '../errors.ts';
 
@@ -81,12 +80,14 @@ async function chat(botId: string, options: ChatOptions): Promise<void> {
     { runChatLine },
     { formatStateValue },
     { checkStartInput },
+    { exampleInputAt },
   ] = await Promise.all([
     import('./chat-session.ts'),
     import('./chat-printer.ts'),
     import('./run-chat-line.ts'),
     import('../app/format-state-value.ts'),
     import('../conversation/check-start-input.ts'),
+    import('../bot/define-bot.ts'),
   ]);
   const config = { ...(await loadConfig(process.env)), port: 0 };
   const phone = normalizePhone(options.phone, {

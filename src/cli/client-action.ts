@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { ReplyflowError } from '../errors.ts';
 import type { MessagingClient } from '../provider/messaging-client.ts';
 import { ProviderError, ProviderRateLimitedError } from '../provider/provider-errors.ts';
-import { openMessagingClient } from './open-messaging-client.ts';
 
 /** What a client command prints: `json` with `--json`, `text` otherwise. */
 export interface CommandOutput {
@@ -44,6 +43,8 @@ export function clientAction<Options extends object = object>(
     const args = command.args;
     let client: MessagingClient | undefined;
     try {
+      // Loaded here, so `--help` does not pay for the client's modules.
+      const { openMessagingClient } = await import('./open-messaging-client.ts');
       client = await openMessagingClient({
         location: options.location,
         onWarning: (warning) =>

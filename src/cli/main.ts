@@ -5,9 +5,11 @@ type Register = (program: Command) => void;
 
 /**
  * The `replyflow` command. Each sub-command lives in its own `*-command.ts` file exporting a
- * `register…(program)` function. Only the file of the command being run is imported (every file
- * is TypeScript compiled at start), so `replyflow emulator` does not pay for the server's
- * modules; `--help` and unknown commands load them all.
+ * `register…(program)` function. Only the file of the command being run is imported, so
+ * `replyflow emulator` does not pay for the server's modules; `--help` and unknown commands
+ * load them all. These files only define the commands and their options (commander, the option
+ * parsers): each action imports its implementation (`*-actions.ts`, or the modules it needs)
+ * when it runs, so `--version` and any `--help` load no more than them.
  */
 const commands: Record<string, () => Promise<Register>> = {
   start: async () => (await import('./serve-commands.ts')).registerServeCommands,

@@ -1,17 +1,11 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { loadConfig } from '../app/config.ts';
-import { startDev } from '../app/start-dev.ts';
-import {
-  type RunningReplyflow,
-  type StartOptions,
-  startReplyflow,
-} from '../app/start-replyflow.ts';
-import { useColor } from '../app/use-color.ts';
-import { formatLintTable } from '../bot/format-lint-table.ts';
-import { lintBotTexts } from '../bot/lint-bot-texts.ts';
-import { isLoopback } from '../emulator/is-loopback.ts';
+import type { startDev } from '../app/start-dev.ts';
+import type { RunningReplyflow, StartOptions } from '../app/start-replyflow.ts';
 import { ConfigError, ReplyflowError } from '../errors.ts';
-import { createLogger } from '../observability/logger.ts';
+
+/** What `dev` prints the texts' lint table with, loaded with the server's modules. */
+type LintModules = typeof import('../bot/format-lint-table.ts') &
+  typeof import('../bot/lint-bot-texts.ts');
 
 type Mode = 'start' | 'web' | 'worker' | 'dev';
 
@@ -95,6 +89,26 @@ async function run(mode: Mode, options: ServeOptions): Promise<void> {
 }
 
 async function serve(mode: Mode, options: ServeOptions): Promise<void> {
+  // Loaded here, so `--help` and the other commands do not pay for the server's modules.
+  const [
+    { loadConfig },
+    { startDev },
+    { startReplyflow },
+    { useColor },
+    { isLoopback },
+    { createLogger },
+    formatLint,
+    lintTexts,
+  ] = await Promise.all([
+    import('../app/config.ts'),
+    import('../app/start-dev.ts'),
+    import('../app/start-replyflow.ts'),
+    import('../app/use-color.ts'),
+    import('../emulator/is-loopback.ts'),
+    import('../observability/logger.ts'),
+    import('../bot/format-lint-table.ts'),
+    import('../bot/lint-bot-texts.ts'),
+  ]);
   const loaded = await loadConfig(process.env);
   const config = options.port === undefined ? loaded : { ...loaded, port: options.port };
   if ((mode === 'web' || mode === 'worker') && !config.redisUrl && !config.redisClusterNodes) {
@@ -133,7 +147,7 @@ async function serve(mode: Mode, options: ServeOptions): Promise<void> {
   started =
     mode === 'dev'
       ? startDev(config, logger, { host: options.host, allowedHosts: options.allowHost }).then(
-          announce,
+          (dev) => announce(dev, { ...formatLint, ...lintTexts }),
         )
       : startReplyflow({
           config,
@@ -145,7 +159,10 @@ async function serve(mode: Mode, options: ServeOptions): Promise<void> {
   await started;
 }
 
-function announce(dev: Awaited<ReturnType<typeof startDev>>): RunningReplyflow {
+function announce(
+  dev: Awaited<ReturnType<typeof startDev>>,
+  { formatLintTable, lintBotTexts }: LintModules,
+): RunningReplyflow {
   console.log(
     `\n  replyflow dev is running with bots: ${[...dev.registry.bots.keys()].join(', ') || '(none)'}`,
   );
