@@ -95,6 +95,8 @@ interface SmsStats {
 interface CpuSample {
   /** Not CPU: commands the app sent to Redis so far. */
   redisCommands: number;
+  /** Not CPU: socket reads Redis made so far (INFO stats total_reads_processed). */
+  redisReads: number;
   sut: number;
   redis: number;
   emulator: number;
@@ -387,10 +389,12 @@ async function runOnceOn(
         redis.info('cpu'),
         Promise.resolve(process.cpuUsage()),
       ]);
+      const stats = await redis.info('stats');
       const seconds = (field: string) =>
         Number(new RegExp(`${field}:([\\d.]+)`).exec(info)?.[1] ?? 0);
       return {
         redisCommands: own.redisCommands,
+        redisReads: Number(/total_reads_processed:(\d+)/.exec(stats)?.[1] ?? 0),
         sut: own.micros,
         emulator: emulated.micros,
         redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6,
@@ -555,6 +559,7 @@ async function measureTurns(
     (cpuAfter[field] - cpuBefore[field]) / Math.max(1, turns);
   const cpuPerTurn = {
     redisCommands: perTurn('redisCommands'),
+    redisReads: perTurn('redisReads'),
     sut: perTurn('sut'),
     redis: perTurn('redis'),
     emulator: perTurn('emulator'),
@@ -598,7 +603,8 @@ function describeRun(result: RunResult): string {
     `  run ${result.run} ${result.variant.padEnd(9)} ${turns}${hotText}` +
     `ack p50/p99 autocannon ${fixed(autocannon.p50)}/${fixed(autocannon.p99)} ms, ` +
     `paced ${fixed(paced.p50)}/${fixed(paced.p99)} ms, drain ${fixed(autocannon.drainMs, 0)}/${fixed(paced.drainMs, 0)} ms, ` +
-    `Redis commands/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.redisCommands, 2)}, ` +
+    `Redis commands/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.redisCommands, 2)} ` +
+    `(${fixed(cost.cpuPerTurn.redisReads, 2)} socket reads), ` +
     `CPU µs/${spread ? 'turn' : 'ack'} ${fixed(cost.cpuPerTurn.sut, 0)} app + ${fixed(cost.cpuPerTurn.redis, 0)} Redis + ` +
     `${fixed(cost.cpuPerTurn.emulator, 0)} emulator + ${fixed(cost.cpuPerTurn.loadGenerator, 0)} load, ` +
     `failed ${failed}, duplicate SMS ${result.duplicateSms}, rss ${result.rssMiB} MiB` +
@@ -629,6 +635,7 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     ],
     ['acks/s during it', (r) => r.spread?.acksPerSecond, 0],
     ['Redis commands per turn', (r) => r.spread?.cpuPerTurn.redisCommands, 2],
+    ['Redis socket reads per turn', (r) => r.spread?.cpuPerTurn.redisReads, 2],
     ['CPU µs per turn: app', (r) => r.spread?.cpuPerTurn.sut, 0],
     ['CPU µs per turn: app, cold', (r) => r.cold?.cpuPerTurn.sut, 0],
     [
