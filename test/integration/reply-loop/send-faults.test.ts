@@ -127,19 +127,8 @@ describe('sending through 5xx answers and a rate-limited service', () => {
         `busiest 5 s window ${worst} requests (limit ${limit * 5}), duplicates ${duplicates}`,
     );
     expect(worst).toBeLessThanOrEqual(limit * 5 * 1.05);
-    // After a 429 (Retry-After: 1 s here) nothing more is sent until that second has passed,
-    // but for a request already on the wire when the 429 was answered: 300 ms of grace, as the
-    // emulator logs a request when its event loop reads it, which a full run's load delays (a
-    // request sent before the 429 was once logged more than 50 ms after it). Without the pause
-    // the sender, at the rate, would land dozens of requests in the 650 ms left.
-    const early = log
-      .filter((r) => r.status === 429)
-      .flatMap((r) =>
-        log
-          .filter((n) => n.at > r.at + 300 && n.at < r.at + 950)
-          .map((n) => `${n.method} ${n.path} at ${n.at}, ${n.at - r.at} ms after a 429`),
-      );
-    expect(early).toEqual([]);
+    // Under the service's limit no 429 comes here; the pause after one is shown by
+    // rate-limited-service.test.ts, which sends above it.
     expect(failed).toBeGreaterThan(total * 0.2);
   });
 
