@@ -50,6 +50,7 @@ export const longFiles: Record<string, number> = {
   'test/integration/app/http-hardening.test.ts': 15,
   'test/integration/cli/event-deliveries-command.test.ts': 15,
   'test/integration/store/redis-cluster-store.test.ts': 13,
+  'test/integration/reply-loop/rate-limited-service.test.ts': 13,
   'test/integration/outbox/in-doubt-live-holder.test.ts': 12,
   'test/integration/cli/stats-command.test.ts': 12,
   'test/integration/events/suppressions-long-upload.test.ts': 12,
