@@ -90,6 +90,9 @@ export async function createCampaign(
   const now = deps.now();
   const timeZone = request.timeZone ?? location.compliance?.quietHours?.timeZone ?? 'UTC';
   const past = pastPolicy(request.sendIfWithin);
+  // Checked here, before the file and before a dry run returns: a dry run that passes must
+  // mean the real create does too.
+  const ratePerSecond = rateOf(request.rate, location.rateLimitPerSecond);
   const send: SendTimeSpec = {
     timeZone,
     window: request.window,
@@ -153,7 +156,7 @@ export async function createCampaign(
       request.relativeTo !== undefined
         ? { relativeTo: request.relativeTo, offset: request.offset ?? '0m' }
         : { at: request.at ?? new Date(now).toISOString() },
-    ratePerSecond: rateOf(request.rate, location.rateLimitPerSecond),
+    ratePerSecond,
     ...(request.window !== undefined && { window: request.window }),
     timeZone,
     ...(request.timeZoneColumn !== undefined && { timeZoneColumn: request.timeZoneColumn }),

@@ -58,6 +58,27 @@ describe('createCampaign refuses before it stores anything', () => {
     expect(await store.campaignCounts(meta!)).toEqual({ scheduled: 2 });
   });
 
+  it('a bad rate, in a dry run as in a real create: the field is named before any row is read', async () => {
+    const { store, deps } = setup();
+    for (const dryRun of [true, false]) {
+      let read = false;
+      const source = (async function* () {
+        read = true;
+        yield people;
+      })();
+      const refused = createCampaign(
+        deps,
+        { name: 'spring', bot: 'echo', rate: 'fast', dryRun },
+        source,
+      );
+      await expect(refused).rejects.toBeInstanceOf(ValidationError);
+      await expect(refused).rejects.toMatchObject({ field: 'rate' });
+      await expect(refused).rejects.toThrow(/rate 'fast' must be a number of starts per second/);
+      expect(read).toBe(false);
+    }
+    expect(await store.listCampaigns('paris')).toEqual([]);
+  });
+
   it('a dry run under a name another bot runs: the 409 the import would answer', async () => {
     const { deps } = setup();
     await createCampaign(deps, { name: 'spring', bot: 'echo' }, file(people));
