@@ -123,6 +123,7 @@ export async function startByKey(deps: StartDeps, start: KeyedStart): Promise<St
           scheduled: true,
           at: toZonedIso(answer.at, timeZone),
           state: answer.state,
+          ...(answer.reason !== undefined && { reason: answer.reason }),
           duplicate,
           rescheduled: answer.outcome === 'rescheduled',
         },

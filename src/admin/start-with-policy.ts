@@ -73,6 +73,8 @@ export type StartAnswer =
         scheduled: true;
         at: string;
         state: string;
+        /** Why a duplicate's start was skipped or failed. */
+        reason?: string;
         duplicate: boolean;
         rescheduled: boolean;
       };

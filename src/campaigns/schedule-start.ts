@@ -42,6 +42,8 @@ export type ScheduleAnswer =
       revision: number;
       /** Its start's id (`recipientStartId`): the start event's is this, then `:0`. */
       id: string;
+      /** Why a duplicate's start was skipped or failed (`cancelled`, `opted_out`, …). */
+      reason?: string;
     }
   | { outcome: 'past_due' | 'key_conflict' | 'opted_out'; message: string }
   | { outcome: 'bad_date'; message: string; field: string }
@@ -172,5 +174,7 @@ function duplicate(meta: CampaignRef, known: RecipientEntry): ScheduleAnswer {
     state: known.record.state,
     revision: known.record.revision,
     id: recipientStartId(meta, known),
+    ...((known.record.state === 'skipped' || known.record.state === 'failed') &&
+      known.record.reason !== undefined && { reason: known.record.reason }),
   };
 }

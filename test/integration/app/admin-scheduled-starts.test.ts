@@ -357,10 +357,23 @@ describe('scheduled and keyed starts on the admin API (real Redis, the emulator,
     await settle(loop, '33612347009');
     expect(await questionsTo('33612347009')).toEqual([]);
     expect(await recordOf('cancel-me')).toMatchObject({ state: 'skipped', reason: 'cancelled' });
-    // The cancelled request posted again is a retry: it does not come back to life.
+    // The cancelled request posted again is a retry: it does not come back to life, and the
+    // answer says why it was skipped.
     expect(
       await start({ phone: '+33612347009', input, key: 'cancel-me', at: '2027-08-02T08:00:00Z' }),
-    ).toMatchObject({ status: 202, body: { duplicate: true, state: 'skipped' } });
+    ).toMatchObject({
+      status: 202,
+      body: { duplicate: true, state: 'skipped', reason: 'cancelled' },
+    });
+    // A duplicate of a start that fired has no reason to give.
+    const fired = await start({
+      phone: '+33612347010',
+      input,
+      key: 'fire-me',
+      at: '2027-08-01T09:00:00Z',
+    });
+    expect(fired).toMatchObject({ status: 202, body: { duplicate: true, state: 'started' } });
+    expect(fired.body).not.toHaveProperty('reason');
   }, 60_000);
 
   it('refuses a scheduled start without a key, a bad date, offset, window, zone or duration (400 naming the field), and a key of another phone (409)', async () => {
