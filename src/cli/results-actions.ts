@@ -40,12 +40,28 @@ async function printResults(bot: string, options: ResultsOptions): Promise<void>
     logger,
   );
   try {
-    await writeResults(store, bot, process.stdout, {
+    const count = await writeResults(store, bot, process.stdout, {
       format: options.format as ResultFormat,
       ...(since !== undefined && { since }),
       ...(options.location !== undefined && { location: options.location }),
       ...(options.campaign !== undefined && { campaign: options.campaign }),
     });
+    const campaign = options.campaign;
+    if (count === 0 && campaign !== undefined) {
+      // Nothing for a name no location knows: most likely a typo, which an empty list hides.
+      const locations = config.locations
+        .map((location) => location.name)
+        .filter((name) => options.location === undefined || name === options.location);
+      const found = await Promise.all(
+        locations.map((location) => store.getCampaign({ location, name: campaign })),
+      );
+      if (found.every((meta) => meta === null)) {
+        const where = locations.length === 1 ? `location '${locations[0]}'` : 'any location';
+        throw new ConfigError(
+          `no campaign '${campaign}' in ${where}, and no results for it: see replyflow campaigns list`,
+        );
+      }
+    }
   } finally {
     await close();
   }

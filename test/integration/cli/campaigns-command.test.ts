@@ -270,6 +270,13 @@ describe('replyflow campaigns (the real CLI on real Redis, with the emulator)', 
       '',
     ]);
 
+    // A name no location knows (a typo) is an error, not an empty list.
+    const typo = await replyflow(env, ['results', 'survey', '--campaign', 'sprnig']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain(
+      "no campaign 'sprnig' in location 'paris', and no results for it: see replyflow campaigns list",
+    );
+
     // The admin API gives the same, as JSON.
     const res = await fetch(`${base}/admin/campaigns/spring/results?format=json`, {
       headers: { authorization: `Bearer ${token}` },
