@@ -22,10 +22,14 @@ import type { SendTimeSpec } from './send-time.ts';
 export const createCampaignRequestSchema = z
   .object({
     location: z.string().min(1).optional(),
-    name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
-      error: 'must be 1 to 64 letters, digits, - or _, starting with a letter or digit',
-    }),
-    bot: z.string().min(1),
+    name: z
+      .string({ error: "is required: the campaign's name, such as spring-survey" })
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, {
+        error: 'must be 1 to 64 letters, digits, - or _, starting with a letter or digit',
+      }),
+    bot: z
+      .string({ error: 'is required: the id of the bot each recipient talks to' })
+      .min(1, { error: 'is required: the id of the bot each recipient talks to' }),
     at: z.string().min(1).optional(),
     relativeTo: z.string().min(1).optional(),
     offset: z.string().min(1).optional(),

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { LocationConfig } from '../../../src/app/config.ts';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { CampaignError } from '../../../src/campaigns/campaign-error.ts';
-import { createCampaign } from '../../../src/campaigns/create-campaign.ts';
+import {
+  createCampaign,
+  createCampaignRequestSchema,
+} from '../../../src/campaigns/create-campaign.ts';
 import { ValidationError } from '../../../src/errors.ts';
 import { createMemoryStore } from '../../../src/store/memory/create-memory-store.ts';
 import echo from '../../fixtures/bots/echo-bot.ts';
@@ -77,6 +80,22 @@ describe('createCampaign refuses before it stores anything', () => {
       expect(read).toBe(false);
     }
     expect(await store.listCampaigns('paris')).toEqual([]);
+  });
+
+  it('a request without its name or bot says which is missing, in words', () => {
+    const issues = (input: unknown) =>
+      createCampaignRequestSchema
+        .safeParse(input)
+        .error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    expect(issues({ bot: 'echo' })).toEqual([
+      "name: is required: the campaign's name, such as spring-survey",
+    ]);
+    expect(issues({ name: 'spring' })).toEqual([
+      'bot: is required: the id of the bot each recipient talks to',
+    ]);
+    expect(issues({ name: 'spring', bot: '' })).toEqual([
+      'bot: is required: the id of the bot each recipient talks to',
+    ]);
   });
 
   it('a dry run under a name another bot runs: the 409 the import would answer', async () => {
