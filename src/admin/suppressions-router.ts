@@ -5,7 +5,7 @@ import type { LocationConfig } from '../app/config.ts';
 import { allowLongBody } from '../app/create-hardened-server.ts';
 import { ValidationError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import { maskPhone } from '../observability/mask-phone.ts';
+import { maskPhone, quotedPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import type { Store } from '../store/store.ts';
 import { StoreUnavailableError } from '../store/store-errors.ts';
@@ -129,7 +129,7 @@ export function createSuppressionsRouter(options: SuppressionsRouterOptions): Ro
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       res.status(400).json({
-        error: `phone '${maskPhone(written)}' is not a phone number: write it with its country prefix (+33 6 12 34 56 78)`,
+        error: `phone ${quotedPhone(written)} is not a phone number: write it with its country prefix (+33 6 12 34 56 78)`,
         field: 'phone',
       });
       return;

@@ -4,7 +4,7 @@ import { requestLocation } from '../admin/request-location.ts';
 import { type AppConfig, type LocationConfig, loadConfig } from '../app/config.ts';
 import { ConfigError, ReplyflowError, ValidationError } from '../errors.ts';
 import { createLogger } from '../observability/logger.ts';
-import { maskPhone } from '../observability/mask-phone.ts';
+import { maskPhone, quotedPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import type { Store } from '../store/store.ts';
 import type { Suppression } from '../store/suppression.ts';
@@ -166,7 +166,7 @@ async function removePhone(config: AppConfig, written: string, options: Where): 
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     throw new ConfigError(
-      `'${maskPhone(written)}' is not a phone number: write it with its country prefix (+33 6 12 34 56 78)`,
+      `${quotedPhone(written)} is not a phone number: write it with its country prefix (+33 6 12 34 56 78)`,
     );
   }
   const removed = await withStore(

@@ -7,3 +7,9 @@ export function maskPhone(phone: string): string {
   if (digits.length <= 6) return '•'.repeat(digits.length);
   return digits.slice(0, 3) + '•'.repeat(digits.length - 6) + digits.slice(-3);
 }
+
+/** A written phone number as an error message may quote it: masked, or `(no digits)`. */
+export function quotedPhone(written: string): string {
+  const masked = maskPhone(written);
+  return masked ? `'${masked}'` : '(no digits)';
+}

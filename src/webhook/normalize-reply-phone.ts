@@ -1,4 +1,4 @@
-import { maskPhone } from '../observability/mask-phone.ts';
+import { quotedPhone } from '../observability/mask-phone.ts';
 import { type NormalizePhoneOptions, normalizePhone } from '../provider/normalize-phone.ts';
 
 /**
@@ -20,11 +20,10 @@ export function normalizeReplyPhone(
     };
     return { phone: normalizePhone(from, options) };
   } catch {
-    const masked = maskPhone(from);
     const national = /^\s*0(?!0)/.test(from) && !defaultCountry;
     return {
       reason:
-        `from ${masked ? `'${masked}'` : '(no digits)'} is not a phone number` +
+        `from ${quotedPhone(from)} is not a phone number` +
         (national ? ": a national number (0…) needs the location's defaultCountry" : ''),
     };
   }

@@ -389,6 +389,18 @@ describe('opt-outs imported before a campaign (real Redis, the emulator, the CLI
     expect(await lyon.json()).toMatchObject({ field: 'location' });
     const badPhone = await admin('/admin/suppressions/0612', { method: 'DELETE' });
     expect(badPhone.status).toBe(400);
+    expect(await badPhone.json()).toMatchObject({
+      error: expect.stringMatching(/^phone '••••' is not a phone number/),
+      field: 'phone',
+    });
+    // No digits at all: said so, not quoted as an empty ''.
+    const noDigits = await admin('/admin/suppressions/abc', { method: 'DELETE' });
+    expect(await noDigits.json()).toMatchObject({
+      error: expect.stringMatching(/^phone \(no digits\) is not a phone number/),
+    });
+    const cliNoDigits = await replyflow(env, ['remove', 'abc']);
+    expect(cliNoDigits.code).toBe(1);
+    expect(cliNoDigits.stderr).toContain('(no digits) is not a phone number');
     const file = join(dir, 'no-phone.csv');
     writeFileSync(file, 'name\nAda\n');
     const cli = await replyflow(env, ['import', file]);
