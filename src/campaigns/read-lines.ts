@@ -26,8 +26,9 @@ const pieceSize = 8 * 1024;
 /**
  * Splits a file's stream into its lines, numbered from 1, in batches of at most 128 (yielding
  * each line alone would cost an await per line: a million for a million rows). Bytes are read as
- * UTF-8 (an invalid sequence becomes U+FFFD, a character cut between two chunks is joined); a
- * byte order mark at the start is dropped, for text chunks too. A line longer than
+ * UTF-8 (an invalid sequence becomes U+FFFD, a character cut between two chunks is joined), or
+ * UTF-16 when they start with its byte order mark; a byte order mark at the start is dropped,
+ * for text chunks too. A line longer than
  * `maxLength` characters comes with no text, and only its number is kept while it lasts.
  *
  * @example
@@ -39,7 +40,18 @@ export async function* readLines(
   source: AsyncIterable<Uint8Array | string>,
   maxLength = defaultMaxLineLength,
 ): AsyncGenerator<TextLine[]> {
-  const decoder = new TextDecoder('utf-8');
+  // UTF-8 unless the bytes start with a UTF-16 byte order mark (some spreadsheets export so).
+  let decoder: InstanceType<typeof TextDecoder> | undefined;
+  const decoderFor = (bytes: Uint8Array) => {
+    decoder ??= new TextDecoder(
+      bytes[0] === 0xff && bytes[1] === 0xfe
+        ? 'utf-16le'
+        : bytes[0] === 0xfe && bytes[1] === 0xff
+          ? 'utf-16be'
+          : 'utf-8',
+    );
+    return decoder;
+  };
   let partial = '';
   let tooLong = false;
   let number = 0;
@@ -78,7 +90,7 @@ export async function* readLines(
       const text =
         typeof chunk === 'string'
           ? chunk.slice(at, end)
-          : decoder.decode(chunk.subarray(at, end), { stream: true });
+          : decoderFor(chunk).decode(chunk.subarray(at, end), { stream: true });
       const lines: TextLine[] = [];
       take(text, lines, false);
       if (lines.length <= batchLines) {
@@ -89,7 +101,7 @@ export async function* readLines(
     }
   }
   const lines: TextLine[] = [];
-  take(decoder.decode(), lines, true);
+  take(decoder?.decode() ?? '', lines, true);
   if (lines.length > 0) yield lines;
 }
 

@@ -41,6 +41,20 @@ describe('readLines', () => {
     ]);
   });
 
+  it('reads UTF-16 (little or big endian) when the bytes start with its byte order mark', async () => {
+    const text = '\ufeffphone,name\r\n+33612345678,José\n';
+    const le = Buffer.from(text, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    const expected = [
+      { number: 1, text: 'phone,name' },
+      { number: 2, text: '+33612345678,José' },
+    ];
+    expect(await lines([le])).toEqual(expected);
+    // A code unit cut between two chunks is joined.
+    expect(await lines([le.subarray(0, 7), le.subarray(7)])).toEqual(expected);
+    expect(await lines([be])).toEqual(expected);
+  });
+
   it('yields batches of at most 128 lines, whatever the chunk size', async () => {
     async function* source() {
       yield `${Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
