@@ -6,7 +6,7 @@ import { checkStartInput } from '../conversation/check-start-input.ts';
 import { startConversation } from '../conversation/start-conversation.ts';
 import { ValidationError } from '../errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import { maskPhone } from '../observability/mask-phone.ts';
+import { quotedPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
 import type { Store } from '../store/store.ts';
@@ -123,14 +123,11 @@ export async function startWithPolicy(
     if (!(error instanceof ValidationError)) throw error;
     const reason =
       error.code === 'NOT_A_MOBILE_NUMBER'
-        ? 'is not a mobile number'
-        : 'is not a valid phone number';
+        ? 'is not a mobile number: an SMS conversation needs a mobile (a landline cannot answer)'
+        : 'is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)';
     return {
       status: 400,
-      body: {
-        error: `phone '${maskPhone(request.phone)}' ${reason}: write it with its country prefix (+33 6 12 34 56 78)`,
-        field: 'phone',
-      },
+      body: { error: `phone ${quotedPhone(request.phone)} ${reason}`, field: 'phone' },
     };
   }
   // Checked before anything reads it: a deep or malformed input would fail the store (DESIGN §2.8),

@@ -102,6 +102,14 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
     const badPhoneBody = await badPhone.json();
     expect(badPhoneBody).toMatchObject({ field: 'phone' });
     expect(JSON.stringify(badPhoneBody)).not.toContain('42 92 81 00');
+    // A landline written in full: the advice is about mobiles, not about the country prefix.
+    expect(badPhoneBody.error).toBe(
+      "phone '331•••••100' is not a mobile number: an SMS conversation needs a mobile (a landline cannot answer)",
+    );
+    const shortPhone = await start({ bot: 'appointment', phone: '0612', input });
+    expect((await shortPhone.json()).error).toBe(
+      "phone '••••' is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)",
+    );
 
     const unknown = await start({ bot: 'no-such-bot', phone, input });
     expect(unknown.status).toBe(404);
