@@ -103,11 +103,11 @@ describe('POST /admin/conversations on `replyflow start` with real Redis', () =>
     expect(badPhoneBody).toMatchObject({ field: 'phone' });
     expect(JSON.stringify(badPhoneBody)).not.toContain('42 92 81 00');
     // A landline written in full: the advice is about mobiles, not about the country prefix.
-    expect(badPhoneBody.error).toBe(
+    expect((badPhoneBody as { error: string }).error).toBe(
       "phone '331•••••100' is not a mobile number: an SMS conversation needs a mobile (a landline cannot answer)",
     );
     const shortPhone = await start({ bot: 'appointment', phone: '0612', input });
-    expect((await shortPhone.json()).error).toBe(
+    expect(((await shortPhone.json()) as { error: string }).error).toBe(
       "phone '••••' is not a valid phone number: write it with its country prefix (+33 6 12 34 56 78)",
     );
 
