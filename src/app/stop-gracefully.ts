@@ -18,6 +18,11 @@ export interface StoppingParts {
   clients: Array<{ close(): Promise<void> }>;
 }
 
+/** The part of the stop timeout kept back for the exit: a quarter, at most 2 s. */
+export function exitReserveMs(timeoutMs: number): number {
+  return Math.min(2_000, timeoutMs / 4);
+}
+
 /**
  * The stop, once the webhook and /readyz answer 503: the steps and sends in flight finish and
  * every claim is released, the requests in flight are answered and the servers close, then the
@@ -27,7 +32,7 @@ export interface StoppingParts {
  */
 export async function stopGracefully(parts: StoppingParts): Promise<void> {
   const { timeoutMs, logger } = parts;
-  const within = stopWithin(timeoutMs - Math.min(2_000, timeoutMs / 4), logger);
+  const within = stopWithin(timeoutMs - exitReserveMs(timeoutMs), logger);
   await within('finishing the steps and sends in flight', () =>
     Promise.all(parts.consumers.map((consumer) => consumer?.stop())),
   );

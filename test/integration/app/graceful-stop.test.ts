@@ -204,10 +204,9 @@ describe('SIGTERM with Redis hung', () => {
     console.log(`SIGTERM with Redis frozen: exit ${stopped.code} after ${stopped.ms} ms`);
     await load.stop();
     expect(stopped).toMatchObject({ code: 0, signal: null });
-    // With Redis hung the stop may run to its deadline, where the process ends itself: what this
-    // side measures then adds the exit and the signal's delivery (5,118 ms once in a loaded CI
-    // run). A second more is allowed for those; a process that waited on would take far longer.
-    expect(stopped.ms).toBeLessThan(stopTimeoutMs + 1_000);
+    // With Redis hung the stop may run to its deadline: the process keeps a reserve of the
+    // timeout for its exit (exitReserveMs), so it is gone within the timeout all the same.
+    expect(stopped.ms).toBeLessThan(stopTimeoutMs);
     expect(output.join('\n')).not.toMatch(/Unhandled|uncaught/i);
   }, 60_000);
 });
