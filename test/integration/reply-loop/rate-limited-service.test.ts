@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emit, setup } from 'xstate';
-import type { BotEvent } from '../../../src/bot/bot-events.ts';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
-import { defineBot } from '../../../src/bot/define-bot.ts';
+import { blastBot } from '../../fixtures/bots/blast-bot.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -17,24 +15,7 @@ const limit = 40;
 const perConversation = 10;
 const phones = Array.from({ length: 10 }, (_, i) => `3361300${String(i).padStart(4, '0')}`);
 
-const blast = defineBot({
-  id: 'blast',
-  machine: setup({
-    types: { events: {} as BotEvent, input: {} as { phone: string } },
-  }).createMachine({
-    context: ({ input }) => ({ phone: input.phone }),
-    on: {
-      'conversation.start': {
-        actions: Array.from({ length: perConversation }, (_, i) =>
-          emit(({ context }) => ({
-            type: 'replyflow.reply',
-            text: `${(context as { phone: string }).phone} #${i + 1}`,
-          })),
-        ),
-      },
-    },
-  }),
-});
+const blast = blastBot(perConversation);
 
 interface LoggedRequest {
   at: number;

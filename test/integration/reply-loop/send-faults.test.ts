@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emit, setup } from 'xstate';
-import type { BotEvent } from '../../../src/bot/bot-events.ts';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
-import { defineBot } from '../../../src/bot/define-bot.ts';
+import { blastBot } from '../../fixtures/bots/blast-bot.ts';
 import { expectNoFullPhoneNumber, LogCapture } from '../../support/log-capture.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
@@ -21,25 +19,7 @@ const phones = Array.from(
   (_, i) => `3361200${String(i).padStart(4, '0')}`,
 );
 
-/** On start, queues `perConversation` numbered messages at once. */
-const blast = defineBot({
-  id: 'blast',
-  machine: setup({
-    types: { events: {} as BotEvent, input: {} as { phone: string } },
-  }).createMachine({
-    context: ({ input }) => ({ phone: input.phone }),
-    on: {
-      'conversation.start': {
-        actions: Array.from({ length: perConversation }, (_, i) =>
-          emit(({ context }) => ({
-            type: 'replyflow.reply',
-            text: `${(context as { phone: string }).phone} #${i + 1}`,
-          })),
-        ),
-      },
-    },
-  }),
-});
+const blast = blastBot(perConversation);
 
 interface LoggedRequest {
   at: number;
