@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
-import { blastBot } from '../../fixtures/bots/blast-bot.ts';
+import { blastBot } from '../../fixtures/blast-bot.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
