@@ -16,6 +16,9 @@ import type { QueueName } from '../store.ts';
  * rf:{p7}:conv:<location>:<phone>         string seq, applied log, pending timers, the records of the
  *                                                latest messages (their sent guards) and the record
  *                                                (conversation-value.ts); PX the retention once ended
+ * rf:{p7}:transcript:<location>:<phone>   list   the transcript's entries older than the value's
+ *                                                inline ones (past 8 there, all but 4 move here),
+ *                                                oldest first, capped; the value's TTL
  * rf:{p7}:lock:inbox:<location>:<phone>   hash   token, lease (ms); PX lease
  * rf:{p7}:lock:outbox:<location>:<phone>  hash   same, for the sender, with no TTL: kept until released,
  *                                                so a takeover knows its holder died mid-claim

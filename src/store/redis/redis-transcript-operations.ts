@@ -1,12 +1,14 @@
 import type { ConversationResult, MessageRecord } from '../records.ts';
 import type { Store } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
 import { buildTranscript } from '../transcript.ts';
 import { readConversationValue } from './conversation-value.ts';
 import { messageRecordOf } from './message-value.ts';
 import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 /**
- * A conversation's transcript: one script call (`read-transcript-3.lua`) reads its value, the
+ * A conversation's transcript: one script call (`read-transcript-3.lua`) reads its value (with
+ * the older entries of its transcript list, `spillTranscript`), the
  * message records of its outbound messages kept in keys of their own, and its run's result.
  */
 export function redisTranscriptOperations({
@@ -17,7 +19,11 @@ export function redisTranscriptOperations({
     async readTranscript(key) {
       const c = keys.conversation(key);
       const reply = (await withStoreErrors('readTranscript', () =>
-        scripts.run('read-transcript', [c.record, c.messagePrefix, c.resultPrefix], []),
+        scripts.run(
+          'read-transcript',
+          [c.record, c.messagePrefix, c.resultPrefix],
+          [storeLimits.transcriptEntries],
+        ),
       )) as string[];
       const [stored = '', resultJson = '', ...spilled] = reply;
       const value = readConversationValue(stored, key);

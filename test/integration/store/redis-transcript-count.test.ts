@@ -15,7 +15,9 @@ import {
 
 // The Redis driver keeps a count of entries first in a conversation's transcript line
 // (`#<n>`), so that no script counts the line's tabs (string.gsub cost 15 ns a byte, twice a
-// turn). A value written before the count (no `#`) must read and grow as before.
+// turn). A value written before the count (no `#`) must read and grow as before. The line
+// keeps at most 8 entries: past that, all but the newest 4 move to the conversation's
+// transcript list, so that the value the scripts of every turn copy stays short.
 
 const redis = connectTestRedis();
 const prefix = randomPrefix('transcript-count');
@@ -27,9 +29,9 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const reply = (phone: string, n: number): ReplyEvent => ({
+const reply = (phone: string, n: number, bodyPad = ''): ReplyEvent => ({
   ...replyEvent(`r-${n}`, phone),
-  body: `m${n}`,
+  body: `m${n}${bodyPad}`,
   receivedAt: t0 + n,
 });
 
@@ -45,8 +47,9 @@ async function stepReplies(
   from: number,
   to: number,
   pad = '',
+  bodyPad = '',
 ): Promise<void> {
-  const replies = Array.from({ length: to - from + 1 }, (_, i) => reply(phone, from + i));
+  const replies = Array.from({ length: to - from + 1 }, (_, i) => reply(phone, from + i, bodyPad));
   await s.ingest(
     `n-${from}`,
     replies.map((event) => ({ event })),
@@ -81,6 +84,17 @@ async function valueKey(phone: string): Promise<string> {
 /** The value's sixth line, the transcript. */
 const transcriptLine = (value: string) => value.split('\n').slice(5).join('\n');
 
+/** The conversation's transcript list, beside its value. */
+const listKeyOf = (valueKey: string) => valueKey.replace('}:conv:', '}:transcript:');
+
+/** The count a transcript line starts with, checked against its entries. */
+function inlineCount(value: string): number {
+  const line = transcriptLine(value);
+  const count = Number(/^#(\d+)\t/.exec(line)?.[1]);
+  expect(line.split('\t')).toHaveLength(count + 1);
+  return count;
+}
+
 describe('the Redis transcript line', () => {
   it('starts with its count, reads a line from before the count, and keeps the cap', async () => {
     const [phone = ''] = phonesInDistinctPartitions(store, 1);
@@ -99,13 +113,21 @@ describe('the Redis transcript line', () => {
       'm3',
     ]);
 
-    // Past the cap from there: the count is taken from the tabs once, then kept.
+    // Past the cap from there: the count is taken from the tabs once, then kept; the line
+    // keeps 4 to 8 entries, the list the older ones, and the transcript the newest `cap`.
     const cap = storeLimits.transcriptEntries;
     const last = 3 + cap;
     await stepReplies(store, phone, 4, last);
     const after = (await redis.get(key)) ?? '';
-    expect(transcriptLine(after)).toMatch(new RegExp(`^#${cap}\\ti\\[`));
-    expect(transcriptLine(after).split('\t')).toHaveLength(cap + 1);
+    const inline = inlineCount(after);
+    expect(inline).toBeGreaterThanOrEqual(4);
+    expect(inline).toBeLessThanOrEqual(8);
+    expect(transcriptLine(after)).toContain(`"m${last}"`);
+    const list = await redis.lrange(listKeyOf(key), 0, -1);
+    expect(list.length).toBeGreaterThanOrEqual(cap - inline);
+    expect(list.length).toBeLessThanOrEqual(cap - 4);
+    // Active: no TTL, as the value.
+    expect(await redis.pttl(listKeyOf(key))).toBe(-1);
     const entries = (await store.readTranscript(keyOf(phone)))?.entries ?? [];
     expect(entries).toHaveLength(cap);
     expect(entries[0]).toEqual({ direction: 'in', at: t0 + 4, body: 'm4', stateAfter: 's4' });
@@ -115,6 +137,52 @@ describe('the Redis transcript line', () => {
       body: `m${last}`,
       stateAfter: `s${last}`,
     });
+    expect(entries.map((entry) => entry.body)).toEqual(
+      Array.from({ length: cap }, (_, i) => `m${4 + i}`),
+    );
+  });
+
+  it('moves a whole line an earlier release kept in the value to the list on its next entry', async () => {
+    const [, , , phone = ''] = phonesInDistinctPartitions(store, 4);
+    await stepReplies(store, phone, 1, 1);
+    const key = await valueKey(phone);
+    const value = (await redis.get(key)) ?? '';
+    const cap = storeLimits.transcriptEntries;
+    // As a release before the list wrote it: `cap` entries in the line, no list.
+    const entry = (n: number) => `i[${t0 + n},"m${n}","s${n}"]`;
+    const old = Array.from({ length: cap }, (_, i) => entry(i + 1)).join('\t');
+    await redis.set(key, value.replace(/\n#1\t.*$/s, `\n#${cap}\t${old}`), 'KEEPTTL');
+    expect(inlineCount((await redis.get(key)) ?? '')).toBe(cap);
+
+    await stepReplies(store, phone, cap + 1, cap + 1);
+    expect(inlineCount((await redis.get(key)) ?? '')).toBe(4);
+    expect(await redis.llen(listKeyOf(key))).toBe(cap - 4);
+    const entries = (await store.readTranscript(keyOf(phone)))?.entries ?? [];
+    expect(entries.map((e) => e.body)).toEqual(Array.from({ length: cap }, (_, i) => `m${i + 2}`));
+  });
+
+  it('gives the list the TTL of the value when the conversation ends', async () => {
+    const [, , , , phone = ''] = phonesInDistinctPartitions(store, 5);
+    await stepReplies(store, phone, 1, 12);
+    const key = await valueKey(phone);
+    expect(await redis.llen(listKeyOf(key))).toBeGreaterThan(0);
+    expect(await redis.pttl(listKeyOf(key))).toBe(-1);
+    // The last step ends the run: the value is kept for the retention, and so is the list.
+    await store.ingest('n-13', [{ event: reply(phone, 13) }], t0 + 13);
+    const claim = await claimOf(store, 'inbox', phone, t0 + 13);
+    const ended = { ...recordIn(phone, 13, 13), status: 'done' as const };
+    const result = await store.commitStep(
+      claim,
+      { eventId: 'r-13', expectedSeq: 12, record: ended, outbound: [] },
+      t0 + 13,
+    );
+    expect(result.ok).toBe(true);
+    const valueTtl = await redis.pttl(key);
+    const listTtl = await redis.pttl(listKeyOf(key));
+    expect(valueTtl).toBeGreaterThan(0);
+    expect(listTtl).toBeGreaterThan(0);
+    expect(Math.abs(valueTtl - listTtl)).toBeLessThan(5_000);
+    expect((await store.readTranscript(keyOf(phone)))?.entries).toHaveLength(13);
   });
 
   // Reads that rewrite nothing (claims, read-inbox, the send-time check) take the value less
@@ -128,7 +196,8 @@ describe('the Redis transcript line', () => {
     async (_, pad) => {
       const phones = phonesInDistinctPartitions(store, 3);
       const phone = phones[pad === '' ? 1 : 2] ?? '';
-      await stepReplies(store, phone, 1, 100, pad);
+      // Long replies: the line's few entries are longer than 2 KiB together.
+      await stepReplies(store, phone, 1, 100, pad, 'y'.repeat(400));
       const value = (await redis.get(await valueKey(phone))) ?? '';
       expect(transcriptLine(value).length).toBeGreaterThan(2_048);
       await store.ingest('n-101', [{ event: reply(phone, 101) }], t0 + 101);

@@ -207,9 +207,12 @@ if ARGV[4] ~= '' then
   local value = conversationValue(ARGV[5], applied, timers, messages, ARGV[4], transcript)
   if recordTtl > 0 then
     redis.call('SET', KEYS[3], value, 'PX', recordTtl)
+    -- The transcript's older entries go with the value.
+    redis.call('PEXPIRE', transcriptKeyOf(KEYS[3]), recordTtl)
   else
     redis.call('SET', KEYS[3], value)
   end
+  spillTranscript(KEYS[3], transcript, transcriptCap)
 elseif logged or timersChanged then
   stored = conversationValue(seq, applied, timers, messages, record, transcript)
   if seq or #pending > 0 then

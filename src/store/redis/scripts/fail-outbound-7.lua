@@ -50,6 +50,7 @@ if type(message.contact) ~= 'table' then
       ',' .. cjson.encode(smsId) .. ',' .. cjson.encode(message.body) .. ']', tonumber(ARGV[9]))
     redis.call('SET', KEYS[6], conversationValue(seq, applied, timers, messages, stored, transcript),
       'KEEPTTL')
+    spillTranscript(KEYS[6], transcript, tonumber(ARGV[9]))
   end
 end
 redis.call('RPUSH', KEYS[3], ARGV[3])

@@ -1,12 +1,14 @@
 --[[
   Reads a conversation's transcript in one call: its value (record, timers, messages line and
-  transcript line), the message records of the transcript's outbound messages that have left
+  transcript line, with the entries of its transcript list before the line's own: see
+  `spillTranscript`, newest `ARGV[1]` in all), the message records of the transcript's outbound messages that have left
   the value for keys of their own, and the result of the record's run.
 
   Input:
     KEYS[1] conversation value (conversation-value.ts)
     KEYS[2] message record key prefix (+ sms id), in the partition
     KEYS[3] result key prefix (+ run id), in the partition
+    ARGV[1] the most entries the transcript keeps
   Output:
     {stored value, result JSON, sms id, stored message record, sms id, …} ('' for none), each
     sms id of the transcript's outbound entries not in the value's messages line whose record
@@ -16,8 +18,30 @@ local value = redis.call('GET', KEYS[1])
 if not value then
   return {'', ''}
 end
-local _, _, _, messages, record, transcript = conversationParts(value)
+local seq, applied, timers, messages, record, transcript = conversationParts(value)
 transcript = transcriptText(transcript)
+local older = redis.call('LRANGE', transcriptKeyOf(KEYS[1]), 0, -1)
+if #older > 0 then
+  -- The line's own entries after the list's, the oldest past the cap left out.
+  local inline, count = '', 0
+  local _, headerEnd, counted = string.find(transcript, '^#(%d+)\t')
+  if counted then
+    inline, count = string.sub(transcript, headerEnd + 1), tonumber(counted)
+  elseif transcript ~= '' then
+    local _, tabs = string.gsub(transcript, '\t', '')
+    inline, count = transcript, tabs + 1
+  end
+  local first = math.max(1, #older + count - tonumber(ARGV[1]) + 1)
+  local kept = #older - first + 1
+  if kept > 0 then
+    local entries = table.concat(older, '\t', first)
+    if inline ~= '' then
+      entries = entries .. '\t' .. inline
+    end
+    transcript = '#' .. (kept + count) .. '\t' .. entries
+    value = conversationValue(seq, applied, timers, messages, record, transcript)
+  end
+end
 local runId = record and runIdOf(record)
 local reply = {value, runId and redis.call('GET', KEYS[3] .. runId) or ''}
 if not transcript or transcript == '' then

@@ -127,6 +127,7 @@ else
   redis.call('SET', KEYS[3], conversationValue('0', '', '', messages, '', transcript), 'EX',
     ARGV[14])
 end
+spillTranscript(KEYS[3], transcript, tonumber(ARGV[17]))
 
 local early = redis.call('LRANGE', KEYS[6], 0, -1)
 if #early > 0 then

@@ -92,19 +92,30 @@ local function conversationHead(key)
   return withoutTranscript(redis.call('GET', key))
 end
 
+-- How many transcript entries the value keeps inline: past `transcriptInlineMost`, the oldest
+-- go to a list of their own (`spillTranscript`) until `transcriptInlineKept` are left, so that
+-- the value, which the scripts of every turn copy into Lua (each byte made a Lua string costs
+-- Redis about 1.8 ns, hashing included), stays short however long the conversation; a
+-- conversation of a few messages keeps its transcript in its value alone (one key).
+local transcriptInlineMost, transcriptInlineKept = 8, 4
+
 -- A transcript line with one more entry (`i[<at>,<body>,<state>]` or `o[<at>,<sms id>,<body>]`,
--- entries separated by a tab, which JSON always escapes), less the oldest past `cap`. The line
--- starts with its count of entries (`#<n>`, then a tab), so that adding one costs no count of
--- the line's tabs (`string.gsub`: 15 ns a byte, 230 us a call at 200 entries). A line written
--- before the count (no `#`) is counted once. No entry is decoded, and the line is not copied
--- here: the answer is a reference into the value with the new count before and the entry
--- after, which `conversationValue` writes out.
+-- entries separated by a tab, which JSON always escapes). The line starts with its count of
+-- entries (`#<n>`, then a tab), so that adding one costs no count of the line's tabs
+-- (`string.gsub`: 15 ns a byte). A line written before the count (no `#`) is counted once. No
+-- entry is decoded, and the line is not copied here: the answer is a reference into the value
+-- with the new count before and the entry after, which `conversationValue` writes out. With
+-- `cap` (the transcript's most entries) above `transcriptInlineMost`, a line past that many
+-- keeps its `transcriptInlineKept` newest and answers the older ones as `spilled` (oldest
+-- first), for `spillTranscript` to move to the conversation's transcript list; with a smaller
+-- cap, the oldest past it are dropped.
 local function transcriptWith(transcript, entry, cap)
+  local carried = type(transcript) == 'table' and transcript.spilled or nil
   if type(transcript) == 'table' and (transcript.prefix or transcript.suffix) then
     transcript = transcriptText(transcript)
   end
   if not transcript or transcript == '' then
-    return '#1\t' .. entry
+    return {value = entry, from = 1, prefix = '#1\t', spilled = carried}
   end
   if type(transcript) ~= 'table' then
     transcript = {value = transcript, from = 1}
@@ -119,17 +130,52 @@ local function transcriptWith(transcript, entry, cap)
     count, from = tabs + 1, transcript.from
   end
   count = count + 1
-  -- The oldest entries past the cap are skipped, one tab each (at most one a call, but a cap
-  -- lowered between releases drops more).
-  while count > cap do
+  local keep, spilled = cap, carried
+  if cap > transcriptInlineMost and count > transcriptInlineMost then
+    keep, spilled = transcriptInlineKept, carried or {}
+  end
+  -- The oldest entries past what is kept are skipped, one tab each (at most one a call at the
+  -- cap, but a cap lowered between releases drops more), or spilled.
+  while count > keep do
     local tab = string.find(value, '\t', from, true)
     count = count - 1
     if not tab then
-      return '#' .. count .. '\t' .. entry
+      if spilled and keep ~= cap then
+        spilled[#spilled + 1] = string.sub(value, from)
+      end
+      return {value = entry, from = 1, prefix = '#' .. count .. '\t', spilled = spilled}
+    end
+    if spilled and keep ~= cap then
+      spilled[#spilled + 1] = string.sub(value, from, tab - 1)
     end
     from = tab + 1
   end
-  return {value = value, from = from, prefix = '#' .. count .. '\t', suffix = '\t' .. entry}
+  return {value = value, from = from, prefix = '#' .. count .. '\t', suffix = '\t' .. entry,
+    spilled = spilled}
+end
+
+-- The conversation's transcript list (keys.ts): its entries older than the value's inline ones,
+-- oldest first.
+local function transcriptKeyOf(conversationKey)
+  return (string.gsub(conversationKey, '}:conv:', '}:transcript:', 1))
+end
+
+-- After the value is written: appends the entries `transcriptWith` spilled to the
+-- conversation's transcript list, keeps the newest `cap` less the inline ones kept, and gives
+-- the list the value's TTL (none while the conversation is active).
+local function spillTranscript(conversationKey, transcript, cap)
+  if type(transcript) ~= 'table' or not transcript.spilled or #transcript.spilled == 0 then
+    return
+  end
+  local key = transcriptKeyOf(conversationKey)
+  redis.call('RPUSH', key, unpack(transcript.spilled))
+  redis.call('LTRIM', key, transcriptInlineKept - cap, -1)
+  local ttl = redis.call('PTTL', conversationKey)
+  if ttl > 0 then
+    redis.call('PEXPIRE', key, ttl)
+  else
+    redis.call('PERSIST', key)
+  end
 end
 
 -- The run id the record JSON starts with (`{"v":1,"runId":"…"`).

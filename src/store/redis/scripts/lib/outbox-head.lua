@@ -70,6 +70,7 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
           cjson.encode(smsId) .. ',' .. cjson.encode(message.body) .. ']', transcriptCap)
         redis.call('SET', conversationKey,
           conversationValue(seq, applied, timers, messages, stored, transcript), 'KEEPTTL')
+        spillTranscript(conversationKey, transcript, transcriptCap)
       end
       dropped[#dropped + 1] = {id = message.id, reason = reason, botId = message.botId}
     elseif not (message.holdUntil and tonumber(message.holdUntil) > now) then
