@@ -37,6 +37,11 @@ export type Directive =
   /** The lines of each output may come in any order (a list read with SCAN). */
   | { kind: 'unordered' }
   /**
+   * What its reads show comes about a moment later (an SMS's status): a `curl` that only reads
+   * is asked again until its output matches, for up to 10 s.
+   */
+  | { kind: 'eventually' }
+  /**
    * This block and the next ones run in the terminal of this name (`main` before any): the
    * terminals of a file run at the same time, each with its own ports, Redis prefix and folder.
    */
@@ -145,7 +150,8 @@ function parseMarker(text: string): { directives: Directive[] } | { problem: str
     .split(';')
     .map((p) => p.trim())
     .filter(Boolean)) {
-    if (part === 'dev' || part === 'start' || part === 'unordered') directives.push({ kind: part });
+    if (part === 'dev' || part === 'start' || part === 'unordered' || part === 'eventually')
+      directives.push({ kind: part });
     else if (part === 'background') directives.push({ kind: 'background' });
     else if (/^file\s+\S+$/.test(part))
       directives.push({ kind: 'file', path: part.slice(5).trim() });
@@ -157,7 +163,7 @@ function parseMarker(text: string): { directives: Directive[] } | { problem: str
       directives.push({ kind: 'unset', names: part.split(/\s+/).slice(1) });
     else
       return {
-        problem: `unknown doc-test directive '${part}' (skip: REASON, dev, start, background, file PATH, env NAME=VALUE…, unset NAME…, unordered, session NAME)`,
+        problem: `unknown doc-test directive '${part}' (skip: REASON, dev, start, background, file PATH, env NAME=VALUE…, unset NAME…, unordered, eventually, session NAME)`,
       };
   }
   return { directives };

@@ -29,6 +29,15 @@ export interface DocReport {
  * 2xx or the status the doc shows, and each output the doc shows must match what the command
  * printed (`matchOutput`). A block marked `skip` is not run; its reason is its record.
  */
+/** A `curl` that sends nothing and asks with GET: running it again changes nothing. */
+function onlyReads(command: string): boolean {
+  return (
+    /^curl\s/.test(command.trim()) &&
+    !/\s(-d|--data\S*|-F|--form|-T|--upload-file|--json)\s/.test(` ${command} `) &&
+    !/\s(-X|--request)\s*(?!GET\b)\S/.test(` ${command} `)
+  );
+}
+
 export async function runDoc(options: RunDocOptions): Promise<DocReport> {
   const started = Date.now();
   const timeoutMs = options.commandTimeoutMs ?? 120_000;
@@ -145,9 +154,18 @@ async function runStep(
     // The session cannot go on after a command that never ended.
     throw new Error(`${where}: ${shown}\n  ${(error as Error).message}`);
   }
+  let match = matchOutput(expected, run.output, session.bindings, { unordered });
+  if (!match.ok && block.directives.some((d) => d.kind === 'eventually') && onlyReads(command)) {
+    const until = Date.now() + 10_000;
+    while (!match.ok && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      run = await session.run(command, { timeoutMs });
+      run = { ...run, output: session.normalizeRedis(run.output) };
+      match = matchOutput(expected, run.output, session.bindings, { unordered });
+    }
+  }
   const problems: string[] = [];
   if (run.status !== 0 && !step.statusShownNext) problems.push(`exit status ${run.status}`);
-  const match = matchOutput(expected, run.output, session.bindings, { unordered });
   if (match.ok) for (const [doc, real] of match.bound) session.bindings.set(doc, real);
   else problems.push(`output differs, ${firstDifference(expected, run.output)}`);
   const shownStatuses = [
