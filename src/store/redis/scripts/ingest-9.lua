@@ -61,7 +61,10 @@
 -- minutes, so a bounded log covers its retries; no id is kept per notification.
 local function known(id, eventId)
   local _, applied = conversationParts(conversationHead(KEYS[7] .. id))
-  if applied and applied ~= '' then
+  -- An id of plain characters is written in the log as it is, between quotes: when it is not
+  -- there, the log is not decoded (most events are new; each decoded id is a Lua string).
+  if applied and applied ~= '' and (string.find(eventId, '[^%w_:%-%.]') or
+      string.find(applied, '"' .. eventId .. '"', 1, true)) then
     local log = cjson.decode(applied)
     if tonumber(ARGV[1]) - log[1] <= tonumber(ARGV[2]) then
       for i = 2, #log do
@@ -94,7 +97,9 @@ for i = 13, #ARGV, 6 do
   local push = true
   local smsId = ARGV[i + 2]
   items = items + 1
-  if smsId == '' and known(ARGV[i], cjson.decode(ARGV[i + 1]).id) then
+  -- The driver writes an event's id first: read there when it holds no escape, else decoded.
+  if smsId == '' and known(ARGV[i], string.match(ARGV[i + 1], '^{"id":"([^"\\]*)"') or
+      cjson.decode(ARGV[i + 1]).id) then
     push = false
     taken = taken + 1
   elseif smsId ~= '' then

@@ -199,6 +199,36 @@ export function commitContract(store: () => Store): void {
       expect([applied[0], applied.at(-1)]).toEqual(['e-3', `e-${count - 1}`]);
     });
 
+    it('logs ids of any characters, and knows each one redelivered', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      // Plain ids around ones JSON escapes (quote, backslash, slash) or that are not ASCII.
+      const ids = ['e-0', 'e/1', 'e"2', 'e\\3', 'é:4', 'e.5', 'e,"6', 'e_7'];
+      await store().ingest(
+        'n-any',
+        ids.map((id) => ({ event: replyEvent(id, phone) })),
+        t0,
+      );
+      const claim = await claimOf(store(), 'inbox', phone, t0);
+      for (const [i, id] of ids.entries()) {
+        const step = {
+          eventId: id,
+          expectedSeq: i,
+          record: conversationRecord(phone, i + 1),
+          outbound: [],
+        };
+        expect((await store().commitStep(claim, step, t0 + i)).ok).toBe(true);
+      }
+      expect(await store().listApplied(keyOf(phone))).toEqual(ids);
+      for (const id of [...ids, 'e-0']) {
+        expect(
+          await store().ingest(`n-again-${id}`, [{ event: replyEvent(id, phone) }], t0 + 20),
+        ).toEqual({ duplicate: true, pushed: 0 });
+      }
+      expect(
+        (await store().ingest('n-new', [{ event: replyEvent('e-8', phone) }], t0 + 20)).duplicate,
+      ).toBe(false);
+    });
+
     it('bounds the applied log by time, logs no status, and logs an event of no record', async () => {
       const [phone = '', bare = ''] = phonesInDistinctPartitions(store(), 2);
       const window = storeLimits.appliedWindowMs;
