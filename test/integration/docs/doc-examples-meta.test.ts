@@ -61,7 +61,7 @@ describe.concurrent('the doc test', { timeout: 300_000 }, () => {
     expect(problems).toEqual([
       `${file}:5: a console block with no '$ ' command: show the command, or mark it <!-- doc-test: skip: REASON --> (a log excerpt, say)`,
       `${file}:12: 'skip' needs a reason: <!-- doc-test: skip: why it cannot run -->`,
-      `${file}:19: unknown doc-test directive 'serve' (skip: REASON, dev, start, background, file PATH, env NAME=VALUE…, unset NAME…, unordered, session NAME)`,
+      `${file}:19: unknown doc-test directive 'serve' (skip: REASON, dev, start, background, file PATH, env NAME=VALUE…, unset NAME…, unordered, eventually, session NAME)`,
     ]);
   });
 });
