@@ -62,11 +62,10 @@ local function view(reply, claimed, takenOver)
   reply[#reply + 1] = claimed
   if outbox then
     local dropped = {}
-    local head = outboxHead(KEYS[3] .. claimed, KEYS[7] .. claimed, KEYS[8] .. claimed, KEYS[5],
+    local head, message = outboxHead(KEYS[3] .. claimed, KEYS[7] .. claimed, KEYS[8] .. claimed, KEYS[5],
       now, dropped, tonumber(ARGV[6]), tonumber(ARGV[7]), KEYS[4] .. claimed, tonumber(ARGV[10]))
     local smsId = ''
     if head ~= '' then
-      local message = cjson.decode(head)
       smsId = sentSmsIdOf(KEYS[4] .. claimed, message.id)
       if smsId == '' and (takenOver or message.inDoubtUntil) then
         local unrecorded = redis.call('HGET', KEYS[6] .. claimed, message.body)

@@ -280,11 +280,12 @@ if outbound > 0 then
     -- No TTL: an outbox lock stays until released (see claim-8.lua).
     redis.call('HSET', KEYS[9], 'token', ARGV[11], 'lease', outboxLease)
     redis.call('ZADD', KEYS[6], now + outboxLease, ARGV[8])
-    handed = outboxHead(KEYS[5], KEYS[10], KEYS[11], KEYS[7], now, handedDropped,
+    local handedMessage
+    handed, handedMessage = outboxHead(KEYS[5], KEYS[10], KEYS[11], KEYS[7], now, handedDropped,
       droppedTtl, dropLimit, KEYS[3], transcriptCap)
     -- All dropped: the claim is handed over all the same, so the sender logs them and releases.
     if handed ~= '' then
-      handedSmsId = sentSmsIdIn(messages, cjson.decode(handed).id)
+      handedSmsId = sentSmsIdIn(messages, handedMessage.id)
     end
   else
     local mode = 'NX'

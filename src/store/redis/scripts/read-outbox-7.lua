@@ -36,12 +36,11 @@ if ARGV[5] ~= '' then
   redis.call('ZADD', KEYS[7], 'XX', tonumber(ARGV[1]) + tonumber(ARGV[6]), ARGV[7])
 end
 local dropped = {}
-local head = outboxHead(KEYS[1], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]), dropped,
+local head, message = outboxHead(KEYS[1], KEYS[3], KEYS[4], KEYS[5], tonumber(ARGV[1]), dropped,
   tonumber(ARGV[2]), tonumber(ARGV[3]), KEYS[2], tonumber(ARGV[4]))
 if head == '' then
   return {'', '', droppedJson(dropped)}
 end
-local message = cjson.decode(head)
 if ARGV[5] ~= '' and (message.inDoubtSince or message.inDoubtUntil) then
   message.inDoubtSince = nil
   message.inDoubtUntil = nil

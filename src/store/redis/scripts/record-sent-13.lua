@@ -160,7 +160,7 @@ if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
 end
 -- The next view, as read-outbox-7.lua reads it.
 local dropped = {}
-local nextHead = outboxHead(KEYS[2], KEYS[10], KEYS[11], KEYS[12], tonumber(ARGV[8]), dropped,
+local nextHead, nextMessage = outboxHead(KEYS[2], KEYS[10], KEYS[11], KEYS[12], tonumber(ARGV[8]), dropped,
   tonumber(ARGV[12]), tonumber(ARGV[13]), KEYS[3], tonumber(ARGV[17]))
 if redis.call('LLEN', KEYS[2]) == 0 then
   redis.call('DEL', KEYS[1])
@@ -173,6 +173,6 @@ local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
 redis.call('ZADD', KEYS[5], 'XX', tonumber(ARGV[8]) + lease, ARGV[9])
 local smsId = ''
 if nextHead ~= '' then
-  smsId = sentSmsIdIn(messages, cjson.decode(nextHead).id)
+  smsId = sentSmsIdIn(messages, nextMessage.id)
 end
 return {'ok', nextHead, smsId, 0, droppedJson(dropped)}

@@ -9,8 +9,9 @@
 -- `droppedTtl` seconds), goes to the conversation's transcript (`conversationKey`, at most
 -- `transcriptCap` messages) as `o[<now>,"dropped:<outbox id>",<body>]`, and is appended to
 -- `dropped` as {id, reason, botId}.
--- Answers the head JSON, or '' when the list is empty or `dropLimit` messages were dropped
--- (the caller comes back for the rest: check LLEN, not the answer, before releasing).
+-- Answers the head JSON and the head decoded (its caller need not decode it again), or '' when
+-- the list is empty or `dropLimit` messages were dropped (the caller comes back for the rest:
+-- check LLEN, not the answer, before releasing).
 local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, dropped, droppedTtl,
     dropLimit, conversationKey, transcriptCap)
   local suppressed = nil
@@ -21,7 +22,7 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
     end
     local message = cjson.decode(head)
     if message.compliance == 'opt-out' or type(message.contact) == 'table' then
-      return head
+      return head, message
     end
     if suppressed == nil then
       suppressed = redis.call('EXISTS', suppressedKey) == 1
@@ -42,7 +43,7 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
         end
       end
       if not free then
-        return head
+        return head, message
       end
       for _ = 1, free - 1 do
         redis.call('RPUSH', listKey, redis.call('LPOP', listKey))
@@ -74,7 +75,7 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
       end
       dropped[#dropped + 1] = {id = message.id, reason = reason, botId = message.botId}
     elseif not (message.holdUntil and tonumber(message.holdUntil) > now) then
-      return head
+      return head, message
     end
   end
   return ''
