@@ -5,7 +5,10 @@ import type { QueueName } from '../store.ts';
 
 /**
  * Every Redis key name of the store is built here and nowhere else (the Lua scripts receive
- * whole keys, or key prefixes made here to which they append a conversation or sms id).
+ * whole keys, or key prefixes made here to which they append a conversation or sms id). One
+ * exception: the scripts that move transcript entries find a conversation's transcript list
+ * from its value's key (`transcriptKeyOf` in lib/conversation-parts.lua), the same way as
+ * `ConversationKeys.transcript()` here, so that no script takes one more key for it.
  *
  * All keys of a conversation and the shared structures of its partition carry the hash tag
  * `{p<N>}`, N = `partitionOf(phone)`, so every script call touches one hash slot:
@@ -231,5 +234,10 @@ export class ConversationKeys {
 
   earlyStatuses(smsId: string): string {
     return this.earlyStatusPrefix + smsId;
+  }
+
+  /** The transcript's older entries (a list), found from the value's key as the scripts do. */
+  transcript(): string {
+    return this.record.replace('}:conv:', '}:transcript:');
   }
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ConversationRecord, ReplyEvent } from '../../../src/store/records.ts';
 import { createRedisStore } from '../../../src/store/redis/create-redis-store.ts';
+import { storeKeys } from '../../../src/store/redis/keys.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { storeLimits } from '../../../src/store/store-limits.ts';
 import { connectTestRedis, randomPrefix } from '../../support/redis.ts';
@@ -84,8 +85,9 @@ async function valueKey(phone: string): Promise<string> {
 /** The value's sixth line, the transcript. */
 const transcriptLine = (value: string) => value.split('\n').slice(5).join('\n');
 
-/** The conversation's transcript list, beside its value. */
-const listKeyOf = (valueKey: string) => valueKey.replace('}:conv:', '}:transcript:');
+/** The conversation's transcript list, beside its value, as keys.ts names it. */
+const storeKeyNames = storeKeys(prefix, 16);
+const listKeyOf = (phone: string) => storeKeyNames.conversation(keyOf(phone)).transcript();
 
 /** The count a transcript line starts with, checked against its entries. */
 function inlineCount(value: string): number {
@@ -123,11 +125,11 @@ describe('the Redis transcript line', () => {
     expect(inline).toBeGreaterThanOrEqual(4);
     expect(inline).toBeLessThanOrEqual(8);
     expect(transcriptLine(after)).toContain(`"m${last}"`);
-    const list = await redis.lrange(listKeyOf(key), 0, -1);
+    const list = await redis.lrange(listKeyOf(phone), 0, -1);
     expect(list.length).toBeGreaterThanOrEqual(cap - inline);
     expect(list.length).toBeLessThanOrEqual(cap - 4);
     // Active: no TTL, as the value.
-    expect(await redis.pttl(listKeyOf(key))).toBe(-1);
+    expect(await redis.pttl(listKeyOf(phone))).toBe(-1);
     const entries = (await store.readTranscript(keyOf(phone)))?.entries ?? [];
     expect(entries).toHaveLength(cap);
     expect(entries[0]).toEqual({ direction: 'in', at: t0 + 4, body: 'm4', stateAfter: 's4' });
@@ -156,7 +158,7 @@ describe('the Redis transcript line', () => {
 
     await stepReplies(store, phone, cap + 1, cap + 1);
     expect(inlineCount((await redis.get(key)) ?? '')).toBe(4);
-    expect(await redis.llen(listKeyOf(key))).toBe(cap - 4);
+    expect(await redis.llen(listKeyOf(phone))).toBe(cap - 4);
     const entries = (await store.readTranscript(keyOf(phone)))?.entries ?? [];
     expect(entries.map((e) => e.body)).toEqual(Array.from({ length: cap }, (_, i) => `m${i + 2}`));
   });
@@ -165,8 +167,8 @@ describe('the Redis transcript line', () => {
     const [, , , , phone = ''] = phonesInDistinctPartitions(store, 5);
     await stepReplies(store, phone, 1, 12);
     const key = await valueKey(phone);
-    expect(await redis.llen(listKeyOf(key))).toBeGreaterThan(0);
-    expect(await redis.pttl(listKeyOf(key))).toBe(-1);
+    expect(await redis.llen(listKeyOf(phone))).toBeGreaterThan(0);
+    expect(await redis.pttl(listKeyOf(phone))).toBe(-1);
     // The last step ends the run: the value is kept for the retention, and so is the list.
     await store.ingest('n-13', [{ event: reply(phone, 13) }], t0 + 13);
     const claim = await claimOf(store, 'inbox', phone, t0 + 13);
@@ -178,7 +180,7 @@ describe('the Redis transcript line', () => {
     );
     expect(result.ok).toBe(true);
     const valueTtl = await redis.pttl(key);
-    const listTtl = await redis.pttl(listKeyOf(key));
+    const listTtl = await redis.pttl(listKeyOf(phone));
     expect(valueTtl).toBeGreaterThan(0);
     expect(listTtl).toBeGreaterThan(0);
     expect(Math.abs(valueTtl - listTtl)).toBeLessThan(5_000);

@@ -1,8 +1,9 @@
 --[[
   Reads a conversation's transcript in one call: its value (record, timers, messages line and
   transcript line, with the entries of its transcript list before the line's own: see
-  `spillTranscript`, newest `ARGV[1]` in all), the message records of the transcript's outbound messages that have left
-  the value for keys of their own, and the result of the record's run.
+  `spillTranscript`, newest `ARGV[1]` in all), the message records of the transcript's
+  outbound messages that have left the value for keys of their own, and the result of the
+  record's run.
 
   Input:
     KEYS[1] conversation value (conversation-value.ts)
@@ -23,14 +24,8 @@ transcript = transcriptText(transcript)
 local older = redis.call('LRANGE', transcriptKeyOf(KEYS[1]), 0, -1)
 if #older > 0 then
   -- The line's own entries after the list's, the oldest past the cap left out.
-  local inline, count = '', 0
-  local _, headerEnd, counted = string.find(transcript, '^#(%d+)\t')
-  if counted then
-    inline, count = string.sub(transcript, headerEnd + 1), tonumber(counted)
-  elseif transcript ~= '' then
-    local _, tabs = string.gsub(transcript, '\t', '')
-    inline, count = transcript, tabs + 1
-  end
+  local count, from = transcriptCount(transcript, 1)
+  local inline = string.sub(transcript, from)
   local first = math.max(1, #older + count - tonumber(ARGV[1]) + 1)
   local kept = #older - first + 1
   if kept > 0 then

@@ -160,8 +160,9 @@ if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
 end
 -- The next view, as read-outbox-7.lua reads it.
 local dropped = {}
-local nextHead, nextMessage = outboxHead(KEYS[2], KEYS[10], KEYS[11], KEYS[12], tonumber(ARGV[8]), dropped,
-  tonumber(ARGV[12]), tonumber(ARGV[13]), KEYS[3], tonumber(ARGV[17]))
+local nextHead, nextMessage = outboxHead(KEYS[2], KEYS[10], KEYS[11], KEYS[12],
+  tonumber(ARGV[8]), dropped, tonumber(ARGV[12]), tonumber(ARGV[13]), KEYS[3],
+  tonumber(ARGV[17]))
 if redis.call('LLEN', KEYS[2]) == 0 then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[5], ARGV[9])
