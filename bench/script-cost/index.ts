@@ -22,15 +22,19 @@ import {
 } from './capture.ts';
 import { commandLoop, type LoopResult, loop, restoreFor, type ScriptCall } from './measure.ts';
 import type { MonitoredCommand } from './monitor.ts';
-import { type StoreScript, storeScripts, variantsOf } from './variants.ts';
+import { type StoreScript, scriptLuaIn, storeScripts, variantsOf } from './variants.ts';
 
 const usage = `script-cost [--histories 0,5,20] [--runs 5] [--iterations 1000] [--idle-seconds 10]
            [--scripts ingest,commit-step,read-outbox,record-sent] [--whole-only]
+           [--compare-with <tree>]
   --histories: replies a conversation has had before the turn recorded, one turn per value
   --runs: rounds of loops (each variant once a round, the baseline first); medians are reported
   --iterations: calls per loop
   --whole-only: loop each script whole and empty only, not its cuts and removals (a quick
-                before/after of a change to the scripts)`;
+                before/after of a change to the scripts)
+  --compare-with: the root of another checkout (a git worktree of the commit before a change):
+                its version of each script is looped too, in the same rounds on the same
+                keyspace (the turn's arguments are those of this tree's process)`;
 
 const benchmark: Benchmark = {
   name: 'script-cost',
@@ -86,6 +90,7 @@ async function run(args: readonly string[]): Promise<void> {
       'idle-seconds': { type: 'string', default: '10' },
       scripts: { type: 'string', default: 'ingest,commit-step,read-outbox,record-sent' },
       'whole-only': { type: 'boolean', default: false },
+      'compare-with': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -161,6 +166,7 @@ async function run(args: readonly string[]): Promise<void> {
           iterations,
           turn.history,
           values['whole-only'],
+          values['compare-with'],
         );
         results.push(result);
         report.push(describeCall(result), '');
@@ -266,6 +272,7 @@ async function measureCall(
   iterations: number,
   history: number,
   wholeOnly: boolean,
+  compareWith?: string,
 ): Promise<CallResult> {
   // Whole only: the cuts and removals are not built, so a changed script needs no new cuts.
   const variants = wholeOnly
@@ -274,6 +281,14 @@ async function measureCall(
         { name: 'whole script', lua: script.lua },
       ]
     : variantsOf(script);
+  if (compareWith) {
+    // The same call by the other tree's script, in the same rounds: a change's effect, measured
+    // apart from the drift between two runs.
+    variants.push({
+      name: `whole script, as in ${compareWith}`,
+      lua: await scriptLuaIn(compareWith, script.file),
+    });
+  }
   const shas = new Map<string, string>();
   for (const variant of variants) {
     shas.set(variant.name, String(await redis.script('LOAD', variant.lua)));

@@ -9,6 +9,8 @@
 // `libraries` defines the library functions in front and returns.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { defineStoreScripts } from '../../src/store/redis/store-scripts.ts';
 
@@ -60,6 +62,26 @@ function scriptFiles() {
   return files;
 }
 
+/**
+ * The registered text (libraries, then the script) of `file` in another checkout of replyflow
+ * (`tree`, its root), as its own `defineStoreScripts` builds it: the script before a change,
+ * looped beside the current one on the same keyspace (`--compare-with`).
+ */
+export async function scriptLuaIn(tree: string, file: string): Promise<string> {
+  const root = pathToFileURL(`${resolve(tree)}/`);
+  const module = (await import(
+    new URL('src/store/redis/store-scripts.ts', root).href
+  )) as typeof import('../../src/store/redis/store-scripts.ts');
+  const body = readFileSync(new URL(`src/store/redis/scripts/${file}`, root), 'utf8');
+  const connection = new Redis({ lazyConnect: true });
+  module.defineStoreScripts(connection);
+  const set = (connection as unknown as { scriptsSet: Record<string, { lua: string }> }).scriptsSet;
+  connection.disconnect();
+  const found = Object.values(set).find(({ lua }) => lua.endsWith(body));
+  if (!found) throw new Error(`${tree} registers no script ${file}`);
+  return found.lua;
+}
+
 export function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
@@ -93,12 +115,13 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
     removals: [
       {
         without: 'the dedupe check (known(): GET value, applied log, LRANGE mailbox)',
-        replace: "smsId == '' and known(ARGV[i], cjson.decode(ARGV[i + 1]).id)",
+        replace:
+          "smsId == '' and known(ARGV[i], eventStart(ARGV[i + 1]) or cjson.decode(ARGV[i + 1]).id)",
         with: 'false',
       },
       {
-        without: "the event's decode (its id passed as is)",
-        replace: 'cjson.decode(ARGV[i + 1]).id',
+        without: "the event id's read (passed as is)",
+        replace: 'eventStart(ARGV[i + 1]) or cjson.decode(ARGV[i + 1]).id',
         with: "'bench-id'",
       },
       {
@@ -116,13 +139,16 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         upTo: 'arguments read, lock token HGET',
         before: "local head = redis.call('LINDEX', KEYS[2], 0)",
       },
-      { upTo: 'mailbox head LINDEX + decode', before: "local stored = redis.call('GET', KEYS[3])" },
+      {
+        upTo: 'mailbox head LINDEX, its start read',
+        before: "local stored = redis.call('GET', KEYS[3])",
+      },
       {
         upTo: "the value's GET + split",
         before: "local hadTimers = timers ~= nil and timers ~= ''",
       },
       { upTo: 'run ids, pending timers', before: 'local armAt = nil' },
-      { upTo: 'timers cancelled/set', before: "local logged = event.kind ~= 'status'" },
+      { upTo: 'timers cancelled/set', before: "local logged = kind ~= 'status'" },
       {
         upTo: 'applied log decode + encode',
         before: "if ARGV[4] ~= '' then\n  -- The reply's message",
@@ -157,12 +183,12 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
       },
       {
         without: 'the applied log decode + encode (kept as read)',
-        replace: "local logged = event.kind ~= 'status'\nif logged then",
-        with: "local logged = event.kind ~= 'status'\nif false then",
+        replace: "local logged = kind ~= 'status'\nif logged then",
+        with: "local logged = kind ~= 'status'\nif false then",
       },
       {
         without: 'the transcript entry',
-        replace: "if event.kind == 'reply' and stateAfter ~= '' then",
+        replace: "if kind == 'reply' and stateAfter ~= '' then",
         with: 'if false then',
       },
       {
@@ -195,12 +221,14 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
       },
       { upTo: "the value's GET + split", before: "local head = redis.call('LINDEX', KEYS[2], 0)" },
       { upTo: 'outbox head LINDEX + decode', before: 'if popped and popped.contact == nil then' },
-      { upTo: 'transcript entry (transcriptWith)', before: 'local entries, at = {}, nil' },
-      { upTo: 'messages line decode + scan', before: 'local current, existing = nil, nil' },
-      { upTo: 'record of its own (GET KEYS[4])', before: 'local new = cjson.decode(json)' },
-      { upTo: 'record decode + merge', before: 'local runId = new.u' },
-      { upTo: 'entry built, oldest spilled (SET EX)', before: 'messages = cjson.encode(entries)' },
-      { upTo: 'messages line encode', before: "if seq then\n  redis.call('SET', KEYS[3]" },
+      {
+        upTo: 'transcript entry (transcriptWith)',
+        before: 'local location = string.match(ARGV[9]',
+      },
+      {
+        upTo: 'messages line: record of its own (GET), entry added as text, oldest spilled',
+        before: "if seq then\n  redis.call('SET', KEYS[3]",
+      },
       { upTo: 'value built and SET', before: "local early = redis.call('LRANGE', KEYS[6], 0, -1)" },
       { upTo: 'early statuses LRANGE', before: "if popped then\n  redis.call('LPOP', KEYS[2])" },
       {
@@ -219,9 +247,8 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
       },
       {
         without: 'the spill of the oldest record (SET EX of a key of its own)',
-        replace:
-          "  redis.call('SET', KEYS[12] .. oldest[1], spilledMessage(oldest, location), 'EX', ARGV[14])",
-        with: '  local _ = spilledMessage(oldest, location)',
+        replace: "    redis.call('SET', messagePrefix .. spill[1], spill[2], 'EX', ttl)",
+        with: '    local _ = spill',
       },
       {
         without: 'the transcript entry',

@@ -22,7 +22,9 @@ import type { StoredTranscriptEntry } from '../transcript.ts';
  *   with `message-value.ts`'s short names less `v` and the location (the conversation's);
  *   older ones go to keys of their own. A record here is also its outbox message's "sent"
  *   guard, and what the statuses and the replies of an idle conversation look up: one key per
- *   conversation, not one more per message.
+ *   conversation, not one more per message. The scripts find an entry, add one and spill the
+ *   oldest as text (`lib/messages-line.lua`: a record's fields are scalars, so `],["` is only
+ *   ever between two entries), decoding only the record they change.
  * - The record JSON starts `{"v":1,"runId":"…"` so the scripts read the run id off its start.
  * - `transcript` (absent when empty): `#<count of entries>`, then the last
  *   `storeLimits.transcriptEntries` messages, oldest first, each after a tab (JSON escapes every

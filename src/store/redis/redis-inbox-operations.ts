@@ -2,7 +2,7 @@ import { checkStepCommit } from '../check-step-commit.ts';
 import { parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
-import { type OutboundMessage, statusRank } from '../records.ts';
+import { type MailboxEvent, type OutboundMessage, statusRank } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
 import type { ClaimWithView, QueueView, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
@@ -114,7 +114,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
           const update = item.status ? statusRecordOf({ ...item, status: item.status }) : null;
           args.push(
             keys.conversation(item.event).id,
-            storableJson(item.event),
+            mailboxEventJson(item.event),
             update?.smsId ?? '',
             update ? statusRank[update.status] : 0,
             update ? messageBody(update) : '',
@@ -356,4 +356,14 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       };
     },
   };
+}
+
+/**
+ * A mailbox event's JSON with its id, kind and receivedAt first, in that order: the scripts read
+ * them off its start (`lib/event-start.lua`) rather than decode it. Readers parse the JSON, so
+ * the order changes nothing for them.
+ */
+export function mailboxEventJson(event: MailboxEvent): string {
+  const { id, kind, receivedAt, ...rest } = event;
+  return storableJson({ id, kind, receivedAt, ...rest });
 }

@@ -86,7 +86,8 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
         claim.token,
         messageId,
         record.smsId,
-        messageBody(record),
+        // As the conversation's messages line holds it: the script adds it there as it is.
+        messageBody({ ...record, v: undefined, location: undefined }),
         statusRank[record.status],
         storeLimits.messagesInRecord,
         storableJson(statusFields.map((field) => storedField[field])),

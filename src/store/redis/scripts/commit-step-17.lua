@@ -105,8 +105,14 @@ local head = redis.call('LINDEX', KEYS[2], 0)
 if not head then
   return {'stale'}
 end
-local event = cjson.decode(head)
-if event.id ~= ARGV[2] then
+-- Read off the event's start as the driver writes it (lib/event-start.lua), else decoded.
+local eventId, kind, receivedAt = eventStart(head)
+local event = nil
+if not eventId then
+  event = cjson.decode(head)
+  eventId, kind, receivedAt = event.id, event.kind, event.receivedAt
+end
+if eventId ~= ARGV[2] then
   return {'stale'}
 end
 local stored = redis.call('GET', KEYS[3])
@@ -182,7 +188,7 @@ end
 -- twice (it must move its message record forward).
 -- Events of no record are logged too (in a value kept for the log's window): a redelivery of
 -- any event but a status is known by this log or the mailbox (ingest-9.lua).
-local logged = event.kind ~= 'status'
+local logged = kind ~= 'status'
 if logged then
   local log = (applied and applied ~= '') and cjson.decode(applied) or nil
   if not log or now - log[1] > appliedWindow then
@@ -200,9 +206,10 @@ end
 if ARGV[4] ~= '' then
   -- The reply's message in the transcript, with the state the step left (no decoding: a line
   -- of entries cut by tabs).
-  if event.kind == 'reply' and stateAfter ~= '' then
-    transcript = transcriptWith(transcript, 'i[' .. string.format('%.0f', event.receivedAt) .. ',' ..
-      cjson.encode(event.body) .. ',' .. stateAfter .. ']', transcriptCap)
+  if kind == 'reply' and stateAfter ~= '' then
+    local body = replyBodyJson(head) or cjson.encode((event or cjson.decode(head)).body)
+    transcript = transcriptWith(transcript, 'i[' .. string.format('%.0f', receivedAt) .. ',' ..
+      body .. ',' .. stateAfter .. ']', transcriptCap)
   end
   local value = conversationValue(ARGV[5], applied, timers, messages, ARGV[4], transcript)
   if recordTtl > 0 then

@@ -98,8 +98,7 @@ for i = 13, #ARGV, 6 do
   local smsId = ARGV[i + 2]
   items = items + 1
   -- The driver writes an event's id first: read there when it holds no escape, else decoded.
-  if smsId == '' and known(ARGV[i], string.match(ARGV[i + 1], '^{"id":"([^"\\]*)"') or
-      cjson.decode(ARGV[i + 1]).id) then
+  if smsId == '' and known(ARGV[i], eventStart(ARGV[i + 1]) or cjson.decode(ARGV[i + 1]).id) then
     push = false
     taken = taken + 1
   elseif smsId ~= '' then
@@ -109,8 +108,19 @@ for i = 13, #ARGV, 6 do
     local conversationKey = KEYS[7] .. ARGV[i]
     local seq, applied, timers, messages, record, transcript =
       conversationParts(redis.call('GET', conversationKey))
+    -- Read as text when the sms id is plain (lib/messages-line.lua): only its entry is decoded.
+    local found, readAsText = nil, false
+    if plainId(smsId) then
+      local from, last, entryRank, entrySent, entryRecord = messagesEntryAt(messages, smsId)
+      if from ~= false then
+        readAsText = true
+        if from then
+          found = {from = from, last = last, rank = entryRank, sent = entrySent, record = entryRecord}
+        end
+      end
+    end
     local entries, at = nil, nil
-    if messages and messages ~= '' then
+    if not readAsText and messages and messages ~= '' then
       entries = cjson.decode(messages)
       for index, entry in ipairs(entries) do
         if entry[1] == smsId then
@@ -119,13 +129,26 @@ for i = 13, #ARGV, 6 do
       end
     end
     local current, sent, existing = nil, nil, nil
-    if at then
+    if found then
+      current = found.rank
+    elseif at then
       current = entries[at][2]
     else
       current, sent, existing = messageParts(redis.call('GET', key))
     end
     if current and current >= rank then
       push = false
+    elseif found then
+      local stored = cjson.decode(found.record)
+      for field, value in pairs(cjson.decode(ARGV[i + 4])) do
+        if field ~= 'v' and field ~= 'l' then
+          stored[field] = value
+        end
+      end
+      local line = string.sub(messages, 1, found.from - 1) .. '["' .. smsId .. '",' .. rank .. ',' ..
+        found.sent .. ',' .. cjson.encode(stored) .. ']' .. string.sub(messages, found.last + 1)
+      redis.call('SET', conversationKey,
+        conversationValue(seq, applied, timers, line, record, transcript), 'KEEPTTL')
     elseif at then
       for field, value in pairs(cjson.decode(ARGV[i + 4])) do
         if field ~= 'v' and field ~= 'l' then

@@ -50,7 +50,10 @@ if messages and messages ~= '' then
 end
 -- An outbound entry starts a line or follows a tab, `o[<at>,"<sms id>"`: sms ids hold no quote
 -- or escape.
-for smsId in string.gmatch('\t' .. transcript, '\to%[[%d.]+,"([^"]*)"') do
+-- Each outbound entry, `o[<at>,<sms id>,<body>]`: its sms id read as it is when it holds no
+-- escape, else decoded (a quote, a backslash, a slash, which cjson writes `\/`).
+for entry in string.gmatch('\t' .. transcript, '\t(o%[[^\t]*)') do
+  local smsId = string.match(entry, '^o%[[%d.]+,"([^"\\]*)"') or cjson.decode(string.sub(entry, 2))[2]
   if not inValue[smsId] then
     inValue[smsId] = true
     local stored = redis.call('GET', KEYS[2] .. smsId)

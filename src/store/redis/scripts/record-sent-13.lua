@@ -31,7 +31,8 @@
     ARGV[1] token
     ARGV[2] outbox message id
     ARGV[3] sms id
-    ARGV[4] message record JSON (message-value.ts)
+    ARGV[4] message record JSON (message-value.ts) less `v` and the location, as the messages
+            line holds it
     ARGV[5] its status rank
     ARGV[6] most message records kept in the conversation value
     ARGV[7] JSON array of the status field names (their stored names: message-value.ts)
@@ -68,58 +69,73 @@ if popped and popped.contact == nil then
   transcript = transcriptWith(transcript, 'o[' .. ARGV[8] .. ',' .. cjson.encode(ARGV[3]) .. ',' ..
     cjson.encode(popped.body) .. ']', tonumber(ARGV[17]))
 end
-local entries, at = {}, nil
-if messages and messages ~= '' then
-  entries = cjson.decode(messages)
-  for index, entry in ipairs(entries) do
-    if entry[1] == ARGV[3] then
-      at = index
-    end
+local location = string.match(ARGV[9], '^(.*):%d+$')
+-- The usual case, a new sms with no record yet: its entry is added to the line as text
+-- (lib/messages-line.lua), no record decoded.
+local added, own = nil, nil
+if plainId(ARGV[3]) and messagesEntryAt(messages, ARGV[3]) == nil then
+  own = redis.call('GET', KEYS[4])
+  if not own then
+    added = messagesLineWith(messages, '["' .. ARGV[3] .. '",' .. ARGV[5] .. ',1,' .. json .. ']',
+      tonumber(ARGV[6]), KEYS[12], location, ARGV[14])
   end
 end
-local current, existing = nil, nil
-if at then
-  current, existing = entries[at][2], entries[at][4]
+local runId = nil
+if added then
+  messages = added
 else
-  local _, stored
-  current, _, stored = messageParts(redis.call('GET', KEYS[4]))
-  if stored then
-    existing = cjson.decode(stored)
-    -- A record a status made first: it lives in the conversation's value from now on.
-    redis.call('DEL', KEYS[4])
-  end
-end
-local new = cjson.decode(json)
-if existing then
-  if current >= rank then
-    for _, field in ipairs(cjson.decode(ARGV[7])) do
-      if existing[field] ~= nil then
-        new[field] = existing[field]
+  local entries, at = {}, nil
+  if messages and messages ~= '' then
+    entries = cjson.decode(messages)
+    for index, entry in ipairs(entries) do
+      if entry[1] == ARGV[3] then
+        at = index
       end
     end
-    rank = current
-  else
-    for field, value in pairs(new) do
-      existing[field] = value
-    end
-    new = existing
   end
+  local current, existing = nil, nil
+  if at then
+    current, existing = entries[at][2], entries[at][4]
+  else
+    local _, stored
+    current, _, stored = messageParts(own or redis.call('GET', KEYS[4]))
+    if stored then
+      existing = cjson.decode(stored)
+      -- A record a status made first: it lives in the conversation's value from now on.
+      redis.call('DEL', KEYS[4])
+    end
+  end
+  local new = cjson.decode(json)
+  if existing then
+    if current >= rank then
+      for _, field in ipairs(cjson.decode(ARGV[7])) do
+        if existing[field] ~= nil then
+          new[field] = existing[field]
+        end
+      end
+      rank = current
+    else
+      for field, value in pairs(new) do
+        existing[field] = value
+      end
+      new = existing
+    end
+  end
+  runId = new.u
+  -- The message record (message-value.ts), in the conversation's value; the oldest move to
+  -- keys of their own.
+  local entry = messageEntry(ARGV[3], rank, true, new)
+  if at then
+    entries[at] = entry
+  else
+    entries[#entries + 1] = entry
+  end
+  while #entries > tonumber(ARGV[6]) do
+    local oldest = table.remove(entries, 1)
+    redis.call('SET', KEYS[12] .. oldest[1], spilledMessage(oldest, location), 'EX', ARGV[14])
+  end
+  messages = cjson.encode(entries)
 end
-local runId = new.u
--- The message record (message-value.ts), in the conversation's value; the oldest move to keys
--- of their own.
-local entry = messageEntry(ARGV[3], rank, true, new)
-if at then
-  entries[at] = entry
-else
-  entries[#entries + 1] = entry
-end
-local location = string.match(ARGV[9], '^(.*):%d+$')
-while #entries > tonumber(ARGV[6]) do
-  local oldest = table.remove(entries, 1)
-  redis.call('SET', KEYS[12] .. oldest[1], spilledMessage(oldest, location), 'EX', ARGV[14])
-end
-messages = cjson.encode(entries)
 if seq then
   redis.call('SET', KEYS[3], conversationValue(seq, applied, timers, messages, record, transcript),
     'KEEPTTL')
@@ -133,6 +149,7 @@ local early = redis.call('LRANGE', KEYS[6], 0, -1)
 if #early > 0 then
   for _, eventJson in ipairs(early) do
     local event = cjson.decode(eventJson)
+    runId = runId or cjson.decode(json).u
     event.runId = runId
     redis.call('RPUSH', KEYS[7], cjson.encode(event))
   end

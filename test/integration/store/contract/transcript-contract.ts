@@ -231,6 +231,70 @@ export function transcriptContract(store: () => Store): void {
       });
     });
 
+    it('keeps bodies and sms ids of any characters, in the value and out of it, and finds each record by its sms id', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      // Plain ids and bodies are read as text by the scripts, the others decoded: both here.
+      const bodies = ['plain body', 'He said "yes" \\ back\nslash', 'é 🎉 a/b', '\t{"x":[1]}'];
+      const smsIds = ['sms-plain.1', 'sms "2"', 'sms/3 é', 'sms\\4', 'sms:5'];
+      await runReplies(
+        store(),
+        phone,
+        bodies.map((body, i) => reply(phone, `r-${i}`, body, t0 + i)),
+        (i, seq) => ({
+          record: recordIn(phone, seq, `s${i}`),
+          outbound:
+            i === 0
+              ? smsIds.map((_, k) => outboundMessage(phone, `r-0:${k}`, `out ${bodies[k % 4]}`))
+              : [],
+        }),
+        t0 + 10,
+      );
+      await send(store(), phone, smsIds, t0 + 20);
+      // Each sms moves forward once; a status going backward changes nothing.
+      for (const [i, smsId] of smsIds.entries()) {
+        await store().ingest(`n-d${i}`, [statusItem(`d-${i}`, phone, smsId, 'delivered')], t0 + 30);
+        await store().ingest(`n-s${i}`, [statusItem(`s-${i}`, phone, smsId, 'sent')], t0 + 31);
+      }
+
+      const transcript = await store().readTranscript(keyOf(phone));
+      const inbound = transcript?.entries.filter((entry) => entry.direction === 'in') ?? [];
+      expect(inbound.map((entry) => entry.body)).toEqual(bodies);
+      const out = transcript?.entries.filter((entry) => entry.direction === 'out') ?? [];
+      expect(out.map((entry) => [entry.smsId, entry.body, entry.status])).toEqual(
+        smsIds.map((smsId, k) => [smsId, `out ${bodies[k % 4]}`, 'delivered']),
+      );
+
+      // A reply to each sms finds its record, whether in the value or in a key of its own.
+      for (const [i, smsId] of smsIds.entries()) {
+        await store().ingest(`n-o${i}`, [{ event: replyEvent(`o-${i}`, phone, smsId) }], t0 + 40);
+      }
+      const claim = await claimOf(store(), 'inbox', phone, t0 + 40);
+      const origins: unknown[] = [];
+      let view = claim.view;
+      let seq = view.record?.seq ?? 0;
+      while (view.next) {
+        // The statuses that moved a record are in the mailbox too, before the replies.
+        if (view.next.kind === 'reply') {
+          origins.push([view.origin?.smsId, view.origin?.status, view.origin?.outboxId]);
+        }
+        const result = await store().commitStep(
+          claim,
+          {
+            eventId: view.next.id,
+            expectedSeq: seq,
+            record: recordIn(phone, seq + 1, 'x'),
+            outbound: [],
+          },
+          t0 + 41,
+        );
+        if (!result.ok) throw new Error(`commit: ${result.reason}`);
+        seq += 1;
+        if (!result.next) break;
+        view = result.next;
+      }
+      expect(origins).toEqual(smsIds.map((smsId, k) => [smsId, 'delivered', `r-0:${k}`]));
+    });
+
     it(`keeps the last ${storeLimits.transcriptEntries} messages`, async () => {
       const [phone = ''] = phonesInDistinctPartitions(store(), 1);
       await runReplies(

@@ -4,6 +4,16 @@
 -- (`messagePrefix`).
 local function messageOf(value, messagePrefix, smsId)
   local _, _, _, messages = conversationParts(value or nil)
+  if plainId(smsId) then
+    -- Read as text (lib/messages-line.lua): the line's records are not decoded.
+    local from, _, rank, sent, record = messagesEntryAt(messages, smsId)
+    if from then
+      return storedMessageText(rank, sent, record)
+    end
+    if from == nil then
+      return redis.call('GET', messagePrefix .. smsId) or nil
+    end
+  end
   if messages and messages ~= '' then
     for _, entry in ipairs(cjson.decode(messages)) do
       if entry[1] == smsId then

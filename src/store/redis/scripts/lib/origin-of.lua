@@ -6,8 +6,15 @@ local function originOf(eventJson, value, messagePrefix)
   if eventJson == '' then
     return ''
   end
-  local event = cjson.decode(eventJson)
-  local smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+  local smsId = nil
+  local _, kind = eventStart(eventJson)
+  if kind then
+    smsId = eventSmsId(eventJson, kind)
+  end
+  if smsId == nil then
+    local event = cjson.decode(eventJson)
+    smsId = event.kind == 'reply' and event.originSmsId or (event.kind == 'status' and event.smsId)
+  end
   if type(smsId) == 'string' and smsId ~= '' then
     return messageOf(value, messagePrefix, smsId) or ''
   end
