@@ -42,6 +42,8 @@ if head == '' then
   return {'', '', droppedJson(dropped)}
 end
 if ARGV[5] ~= '' and (message.inDoubtSince or message.inDoubtUntil) then
+  -- Decoded whole to be written again (outboxHead answers only some of its fields).
+  message = cjson.decode(head)
   message.inDoubtSince = nil
   message.inDoubtUntil = nil
   head = cjson.encode(message)

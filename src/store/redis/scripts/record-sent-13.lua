@@ -61,13 +61,13 @@ local seq, applied, timers, messages, record, transcript =
   conversationParts(redis.call('GET', KEYS[3]))
 -- The message this call pops, when it is the head: once per message, whoever holds the lock.
 local head = redis.call('LINDEX', KEYS[2], 0)
-local popped = head and cjson.decode(head)
+local popped = head and outboxMessageOf(head)
 if popped and popped.id ~= ARGV[2] then
   popped = nil
 end
 if popped and popped.contact == nil then
   transcript = transcriptWith(transcript, 'o[' .. ARGV[8] .. ',' .. cjson.encode(ARGV[3]) .. ',' ..
-    cjson.encode(popped.body) .. ']', tonumber(ARGV[17]))
+    popped.bodyJson .. ']', tonumber(ARGV[17]))
 end
 local location = string.match(ARGV[9], '^(.*):%d+$')
 -- The usual case, a new sms with no record yet: its entry is added to the line as text

@@ -9,9 +9,10 @@
 -- `droppedTtl` seconds), goes to the conversation's transcript (`conversationKey`, at most
 -- `transcriptCap` messages) as `o[<now>,"dropped:<outbox id>",<body>]`, and is appended to
 -- `dropped` as {id, reason, botId}.
--- Answers the head JSON and the head decoded (its caller need not decode it again), or '' when
--- the list is empty or `dropLimit` messages were dropped (the caller comes back for the rest:
--- check LLEN, not the answer, before releasing).
+-- Answers the head JSON and its fields (lib/outbox-message.lua: its caller need not decode it
+-- again, and must not encode them), or '' when the list is empty or `dropLimit` messages
+-- were dropped (the caller comes back for the rest: check LLEN, not the answer, before
+-- releasing).
 local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, dropped, droppedTtl,
     dropLimit, conversationKey, transcriptCap)
   local suppressed = nil
@@ -20,7 +21,7 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
     if not head then
       return ''
     end
-    local message = cjson.decode(head)
+    local message = outboxMessageOf(head)
     if message.compliance == 'opt-out' or type(message.contact) == 'table' then
       return head, message
     end
@@ -56,6 +57,8 @@ local function outboxHead(listKey, suppressedKey, sendsKey, messagePrefix, now, 
     end
     if reason then
       redis.call('LPOP', listKey)
+      -- Decoded whole: its record names its run, bot and location.
+      message = cjson.decode(head)
       local smsId = 'dropped:' .. message.id
       -- The stored field names of message-value.ts.
       local record = {
