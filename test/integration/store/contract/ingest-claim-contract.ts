@@ -8,6 +8,7 @@ import {
   phonesInDistinctPartitions,
   recordedSms,
   replyEvent,
+  statusItem,
   t0,
 } from './fixtures.ts';
 
@@ -67,6 +68,27 @@ export function ingestClaimContract(store: () => Store): void {
         record: { seq: 1 },
         next: { id: 'e-1' },
         origin: { smsId: 'sms-42', outboxId: 'e-sms-42:0' },
+      });
+      expect(await store().readInbox(claim!)).toEqual(claim!.view);
+    });
+
+    it('comes with the record as a status earlier in the same notification left it', async () => {
+      const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+      await recordedSms(store(), phone, 'sms-42');
+      // The reply is read first, then the status rewrites the value: the view is read after.
+      const result = await store().ingest(
+        'n-1',
+        [
+          { event: replyEvent('e-1', phone, 'sms-42') },
+          statusItem('s-1', phone, 'sms-42', 'delivered'),
+        ],
+        t0 + 1,
+        claimFor,
+      );
+      const [claim] = result.claims ?? [];
+      expect(claim?.view).toMatchObject({
+        next: { id: 'e-1' },
+        origin: { smsId: 'sms-42', status: 'delivered', statusReason: 'delivered-reason' },
       });
       expect(await store().readInbox(claim!)).toEqual(claim!.view);
     });
