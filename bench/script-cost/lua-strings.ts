@@ -8,7 +8,12 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import type { MailboxEvent, MessageRecord, OutboundMessage } from '../../src/store/records.ts';
+import type {
+  MailboxEvent,
+  MessageRecord,
+  OutboundMessage,
+  TimerRecord,
+} from '../../src/store/records.ts';
 import type { createRedisStore as CreateRedisStore } from '../../src/store/redis/create-redis-store.ts';
 
 const [
@@ -36,8 +41,14 @@ for (let t = 0; t < Number(turns); t++) {
     now += 1;
     const id = `bench-${t}-${p}:0`;
     const event: MailboxEvent = {
-      ...{ v: 1, id, location, receivedAt: now },
-      ...{ kind: 'reply', phone, body: `ECHO ${t}`, to: '38200' },
+      v: 1,
+      id,
+      location,
+      receivedAt: now,
+      kind: 'reply',
+      phone,
+      body: `ECHO ${t}`,
+      to: '38200',
       originSmsId: lastSms.get(phone) ?? 'x',
     };
     const { claims = [] } = await store.ingest(`bench-${t}-${p}`, [{ event }], now, {
@@ -48,32 +59,48 @@ for (let t = 0; t < Number(turns); t++) {
     if (!claim) throw new Error(`turn ${t} of phone ${p}: no claim`);
     const seq = claim.view.record?.seq ?? 0;
     const message: OutboundMessage = {
-      ...{ v: 1, id: `${id}:0`, location, phone, runId, botId: 'bench-echo' },
-      ...{ body: `#${t}: ECHO ${t}`, queuedAt: now, attempts: 0 },
+      v: 1,
+      id: `${id}:0`,
+      location,
+      phone,
+      runId,
+      botId: 'bench-echo',
+      body: `#${t}: ECHO ${t}`,
+      queuedAt: now,
+      attempts: 0,
       loopGuard: { max: 10, windowMs: 60_000 },
     };
-    const expiry = `${runId}:replyflow.expire`;
+    const expiry: TimerRecord = {
+      v: 1,
+      id: `${runId}:replyflow.expire`,
+      location,
+      phone,
+      runId,
+      sendId: 'replyflow.expire',
+      dueAt: now + expiryMs,
+      event: { type: 'conversation.expire' },
+    };
     const committed = await store.commitStep(
       claim,
       {
         eventId: id,
         expectedSeq: seq,
         record: {
-          ...{ v: 1, location, phone, runId, botId: 'bench-echo', botVersion: 'v1', seq: seq + 1 },
-          ...{ status: 'active', startedAt, updatedAt: now, timers: { [expiry]: now + expiryMs } },
+          v: 1,
+          location,
+          phone,
+          runId,
+          botId: 'bench-echo',
+          botVersion: 'v1',
+          seq: seq + 1,
+          status: 'active',
+          startedAt,
+          updatedAt: now,
+          timers: { [expiry.id]: expiry.dueAt },
           snapshot: { value: 'talking', context: { turns: t, last: `ECHO ${t}` } },
         },
         outbound: [message],
-        timers: {
-          set: [
-            ...[{ v: 1, id: expiry, location, phone, runId, sendId: 'replyflow.expire' } as const],
-          ].map((timer) => ({
-            ...timer,
-            dueAt: now + expiryMs,
-            event: { type: 'conversation.expire' },
-          })),
-          cancel: [],
-        },
+        timers: { set: [expiry], cancel: [] },
         claimOutbox: { leaseMs: 30_000 },
       },
       now,
@@ -82,9 +109,20 @@ for (let t = 0; t < Number(turns); t++) {
     const smsId = `sms-${t}-${p}`;
     const at = new Date(now).toISOString();
     const record: MessageRecord = {
-      ...{ v: 1, location, phone, smsId, status: 'pending', statusReason: '', runId },
-      ...{ botId: 'bench-echo', outboxId: message.id, encoding: 'GSM-7', parts: 1, price: 0.0075 },
-      ...{ createdAt: at, updatedAt: at },
+      v: 1,
+      location,
+      phone,
+      smsId,
+      status: 'pending',
+      statusReason: '',
+      runId,
+      botId: 'bench-echo',
+      outboxId: message.id,
+      encoding: 'GSM-7',
+      parts: 1,
+      price: 0.0075,
+      createdAt: at,
+      updatedAt: at,
     };
     const sent = await store.recordSent(committed.outbox, message.id, record, now);
     if (!sent.ok) throw new Error(`turn ${t} of phone ${p}: recordSent`);

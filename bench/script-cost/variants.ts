@@ -35,12 +35,8 @@ const scriptsDir = new URL('../../src/store/redis/scripts/', import.meta.url);
 
 /** The store's scripts by SHA1, as `defineStoreScripts` registers them. */
 export function storeScripts(): Map<string, StoreScript> {
-  const connection = new Redis({ lazyConnect: true });
-  defineStoreScripts(connection);
-  const set = (connection as unknown as { scriptsSet: Record<string, { lua: string }> }).scriptsSet;
-  connection.disconnect();
   const byFile = new Map<string, StoreScript>();
-  for (const { lua } of Object.values(set)) {
+  for (const lua of registeredLua(defineStoreScripts)) {
     const file = scriptFiles().find(({ body }) => lua.endsWith(body));
     if (!file) throw new Error('a registered script matches no file');
     byFile.set(sha1(lua), {
@@ -73,13 +69,18 @@ export async function scriptLuaIn(tree: string, file: string): Promise<string> {
     new URL('src/store/redis/store-scripts.ts', root).href
   )) as typeof import('../../src/store/redis/store-scripts.ts');
   const body = readFileSync(new URL(`src/store/redis/scripts/${file}`, root), 'utf8');
+  const found = registeredLua(module.defineStoreScripts).find((lua) => lua.endsWith(body));
+  if (!found) throw new Error(`${tree} registers no script ${file}`);
+  return found;
+}
+
+/** The texts `define` registers (libraries, then the script), read off an unconnected client. */
+function registeredLua(define: typeof defineStoreScripts): string[] {
   const connection = new Redis({ lazyConnect: true });
-  module.defineStoreScripts(connection);
+  define(connection);
   const set = (connection as unknown as { scriptsSet: Record<string, { lua: string }> }).scriptsSet;
   connection.disconnect();
-  const found = Object.values(set).find(({ lua }) => lua.endsWith(body));
-  if (!found) throw new Error(`${tree} registers no script ${file}`);
-  return found.lua;
+  return Object.values(set).map(({ lua }) => lua);
 }
 
 export function sha1(text: string): string {
@@ -125,9 +126,9 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         with: "'bench-id'",
       },
       {
-        without: "the claim's first view (LINDEX, value less transcript, originOf)",
+        without: "the claim's first view (LINDEX, originOf; the value as the dedupe check read it)",
         replace: `  local head = redis.call('LINDEX', KEYS[2] .. id, 0) or ''
-  local value = conversationHead(KEYS[7] .. id)
+  local value = headOf(id)
   local origin = originOf(head, value, KEYS[3])`,
         with: "  local head, value, origin = '', '', ''",
       },

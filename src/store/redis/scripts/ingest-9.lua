@@ -77,7 +77,7 @@ local function known(id, eventId)
   local applied = head and string.match(head, '^%d+\n([^\n]*)\n')
   -- An id of plain characters is written in the log as it is, between quotes: when it is not
   -- there, the log is not decoded (most events are new; each decoded id is a Lua string).
-  if applied and applied ~= '' and (string.find(eventId, '[^%w_:%-%.]') or
+  if applied and applied ~= '' and (not plainId(eventId) or
       string.find(applied, '"' .. eventId .. '"', 1, true)) then
     local log = cjson.decode(applied)
     if tonumber(ARGV[1]) - log[1] <= tonumber(ARGV[2]) then
@@ -152,27 +152,24 @@ for i = 13, #ARGV, 6 do
     end
     if current and current >= rank then
       push = false
-    elseif found then
-      local stored = cjson.decode(found.record)
+    elseif found or at then
+      -- The status's fields go into the record (not `v` nor the location: the conversation's).
+      local stored = found and cjson.decode(found.record) or entries[at][4]
       for field, value in pairs(cjson.decode(ARGV[i + 4])) do
         if field ~= 'v' and field ~= 'l' then
           stored[field] = value
         end
       end
-      local line = string.sub(messages, 1, found.from - 1) .. '["' .. smsId .. '",' .. rank .. ',' ..
-        found.sent .. ',' .. cjson.encode(stored) .. ']' .. string.sub(messages, found.last + 1)
+      local line
+      if found then
+        line = string.sub(messages, 1, found.from - 1) .. '["' .. smsId .. '",' .. rank .. ',' ..
+          found.sent .. ',' .. cjson.encode(stored) .. ']' .. string.sub(messages, found.last + 1)
+      else
+        entries[at][2] = rank
+        line = cjson.encode(entries)
+      end
       redis.call('SET', conversationKey,
         conversationValue(seq, applied, timers, line, record, transcript), 'KEEPTTL')
-      heads[ARGV[i]] = nil
-    elseif at then
-      for field, value in pairs(cjson.decode(ARGV[i + 4])) do
-        if field ~= 'v' and field ~= 'l' then
-          entries[at][4][field] = value
-        end
-      end
-      entries[at][2] = rank
-      redis.call('SET', conversationKey,
-        conversationValue(seq, applied, timers, cjson.encode(entries), record, transcript), 'KEEPTTL')
       heads[ARGV[i]] = nil
     else
       local json = ARGV[i + 4]

@@ -13,6 +13,12 @@ local function plainId(id)
   return not string.find(id, '[^%w_:%-%.]')
 end
 
+-- An entry's text, `["<sms id>",<rank>,<sent>,{record}]`, as its sms id (plain characters
+-- only), rank, sent flag and record JSON; nil when it is written otherwise.
+local function entryParts(text)
+  return string.match(text, '^%["([%w_:%-%.]*)",(%d),([01]),({.*})%]$')
+end
+
 -- The entry of sms `smsId` (a plain id) in a messages line: its first and last positions in
 -- the line, its rank (a number), its sent flag ('1' or '0') and its record's JSON; nil when
 -- the line holds no entry of it; false when the line cannot be read as text (decode it).
@@ -26,8 +32,7 @@ local function messagesEntryAt(line, smsId)
   end
   local boundary = string.find(line, '],["', from, true)
   local last = boundary or (#line - 1)
-  local rank, sent, record = string.match(string.sub(line, from, last),
-    '^%["[^"]*",(%d),([01]),({.*})%]$')
+  local _, rank, sent, record = entryParts(string.sub(line, from, last))
   if not rank then
     return false
   end
@@ -54,8 +59,8 @@ end
 -- with `location` put back in it. Answers the new line, or nil when the line cannot be read as
 -- text (nothing is written then: decode it).
 local function messagesLineWith(line, entry, cap, messagePrefix, location, ttl)
-  if not line or line == '' then
-    line = '[]'
+  if not line or line == '' or line == '[]' then
+    return '[' .. entry .. ']'
   end
   if string.sub(line, 1, 1) ~= '[' or string.sub(line, -1) ~= ']' then
     return nil
@@ -63,26 +68,20 @@ local function messagesLineWith(line, entry, cap, messagePrefix, location, ttl)
   -- Where each entry ends (its `]`), oldest first.
   local ends = {}
   local at = 2
-  if line ~= '[]' then
-    while true do
-      local boundary = string.find(line, '],["', at, true)
-      if not boundary then
-        break
-      end
-      ends[#ends + 1] = boundary
-      at = boundary + 3
+  while true do
+    local boundary = string.find(line, '],["', at, true)
+    if not boundary then
+      break
     end
-    ends[#ends + 1] = #line - 1
+    ends[#ends + 1] = boundary
+    at = boundary + 3
   end
-  if #ends == 0 then
-    return '[' .. entry .. ']'
-  end
+  ends[#ends + 1] = #line - 1
   local drop = #ends + 1 - cap
   local spills = {}
   local from = 2
   for i = 1, drop do
-    local id, rank, sent, record = string.match(string.sub(line, from, ends[i]),
-      '^%["([%w_:%-%.]*)",(%d),([01]),({.*})%]$')
+    local id, rank, sent, record = entryParts(string.sub(line, from, ends[i]))
     if not id then
       return nil
     end

@@ -7,8 +7,7 @@ local function sentSmsIdIn(messages, outboxId)
   if not messages or messages == '' then
     return ''
   end
-  if not string.find(outboxId, '[^%w_:%-%.]') and
-      not string.find(messages, '"' .. outboxId .. '"', 1, true) then
+  if plainId(outboxId) and not string.find(messages, '"' .. outboxId .. '"', 1, true) then
     return ''
   end
   for _, entry in ipairs(cjson.decode(messages)) do
