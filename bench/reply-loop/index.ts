@@ -649,8 +649,9 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
       0,
     ],
     [
-      'Redis command time µs per turn (commandstats, EVALSHA)',
-      (r) => r.spread?.commandStats && perTurnOf(r.spread, 'evalsha'),
+      'Redis command time µs per turn (commandstats, FCALL + EVALSHA)',
+      (r) =>
+        r.spread?.commandStats && perTurnOf(r.spread, 'fcall') + perTurnOf(r.spread, 'evalsha'),
       1,
     ],
     [

@@ -17,6 +17,7 @@ import { createBotRegistry } from '../../src/bot/bot-registry.ts';
 import type { Bot } from '../../src/bot/define-bot.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createMessagingClients } from '../../src/provider/create-messaging-clients.ts';
+import { storeScriptNames } from '../../src/store/redis/store-scripts.ts';
 import { serveParent } from '../lib/child.ts';
 import { deleteKeys } from '../lib/redis.ts';
 import { baselineKey, createBaselineApp } from './baseline-app.ts';
@@ -40,16 +41,19 @@ Redis.prototype.sendCommand = function (this: Redis, ...args: Parameters<Redis['
   return sendCommand.apply(this, args);
 };
 
-/** A command's name; a script's (EVALSHA) is the name it was defined with. */
+/**
+ * A command's name; a script's (FCALL of its function, or EVALSHA of its SHA1) is its file's
+ * base (`commit-step`), or the name it was defined with on this connection.
+ */
 function commandName(connection: Redis, command: { name: string; args: unknown[] }): string {
-  if (command.name !== 'evalsha') return command.name;
-  const sha = String(command.args[0]);
-  let name = scriptNames.get(sha);
+  if (command.name !== 'evalsha' && command.name !== 'fcall') return command.name;
+  const id = String(command.args[0]);
+  let name = scriptNames.get(id) ?? storeScriptNames.get(id);
   if (!name) {
     const scripts = (connection as unknown as { scriptsSet?: Record<string, { sha: string }> })
       .scriptsSet;
-    name = Object.entries(scripts ?? {}).find(([, script]) => script.sha === sha)?.[0] ?? sha;
-    scriptNames.set(sha, name);
+    name = Object.entries(scripts ?? {}).find(([, script]) => script.sha === id)?.[0] ?? id;
+    scriptNames.set(id, name);
   }
   return name;
 }
@@ -61,7 +65,9 @@ async function printTally(connection: Redis): Promise<void> {
   >;
   const timed = new Map<string, { calls: number; micros: number }>();
   for (const [, , micros, [name = '?', sha = '']] of log) {
-    const key = /^evalsha$/i.test(name) ? (scriptNames.get(sha) ?? sha) : name.toLowerCase();
+    const key = /^(evalsha|fcall)$/i.test(name)
+      ? (scriptNames.get(sha) ?? storeScriptNames.get(sha) ?? sha)
+      : name.toLowerCase();
     const entry = timed.get(key) ?? { calls: 0, micros: 0 };
     entry.calls++;
     entry.micros += micros;

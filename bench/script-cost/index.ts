@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { storeScriptNames } from '../../src/store/redis/store-scripts.ts';
 import type { Benchmark } from '../lib/benchmark.ts';
 import { machineInfo } from '../lib/machine.ts';
 import { openFreshRedis } from '../lib/redis.ts';
@@ -20,9 +21,22 @@ import {
   loadKeyspace,
   saveKeyspace,
 } from './capture.ts';
-import { commandLoop, type LoopResult, loop, restoreFor, type ScriptCall } from './measure.ts';
+import {
+  commandLoop,
+  functionMark,
+  type LoopResult,
+  loop,
+  restoreFor,
+  type ScriptCall,
+} from './measure.ts';
 import type { MonitoredCommand } from './monitor.ts';
-import { type StoreScript, scriptLuaIn, storeScripts, variantsOf } from './variants.ts';
+import {
+  type StoreScript,
+  scriptLuaIn,
+  storeScripts,
+  type Variant,
+  variantsOf,
+} from './variants.ts';
 
 const usage = `script-cost [--histories 0,5,20] [--runs 5] [--iterations 1000] [--idle-seconds 10]
            [--scripts ingest,commit-step,read-outbox,record-sent] [--whole-only]
@@ -113,11 +127,8 @@ async function run(args: readonly string[]): Promise<void> {
     );
     const scripts = storeScripts();
     const nameOf = (command: MonitoredCommand) => {
-      if (command.name !== 'evalsha' && command.name !== 'eval') return command.name;
-      const sha =
-        command.name === 'evalsha'
-          ? command.args[0]!.toString()
-          : createHash('sha1').update(command.args[0]!).digest('hex');
+      const sha = scriptShaOf(command, scripts);
+      if (sha === undefined) return command.name;
       return scripts.get(sha)?.file ?? `script ${sha.slice(0, 8)}`;
     };
     const { turns, idle } = await captureTurns(
@@ -207,6 +218,23 @@ async function run(args: readonly string[]): Promise<void> {
   }
 }
 
+/**
+ * The SHA1 of the store script a command ran (EVALSHA, EVAL, or FCALL of its function), or
+ * undefined for a command that is not a script's.
+ */
+function scriptShaOf(
+  command: MonitoredCommand,
+  scripts: Map<string, StoreScript>,
+): string | undefined {
+  const first = command.args[0]?.toString() ?? '';
+  if (command.name === 'evalsha') return first;
+  if (command.name === 'eval') return createHash('sha1').update(command.args[0]!).digest('hex');
+  if (command.name !== 'fcall') return undefined;
+  const base = storeScriptNames.get(first);
+  const script = [...scripts.values()].find((s) => s.file.replace(/-\d+\.lua$/, '') === base);
+  return script?.sha ?? first;
+}
+
 /** The recorded turn's top-level commands, in order. */
 function describeTurn(turn: CapturedTurn, nameOf: (command: MonitoredCommand) => string): string {
   const counts = new Map<string, number>();
@@ -235,11 +263,9 @@ async function replay(
   const calls: ScriptCall[] = [];
   for (const command of turn.commands) {
     if (notReplayed.has(command.name)) continue;
-    if (command.name === 'evalsha' || command.name === 'eval') {
-      const sha =
-        command.name === 'evalsha'
-          ? command.args[0]!.toString()
-          : createHash('sha1').update(command.args[0]!).digest('hex');
+    const sha = scriptShaOf(command, scripts);
+    if (sha !== undefined) {
+      // Replayed by EVALSHA (numkeys, keys, arguments: the same after FCALL's function name).
       const script = scripts.get(sha);
       const base = script?.file.replace(/-\d+\.lua$/, '');
       if (script && base && wanted.includes(base) && !calls.some((c) => c.sha === sha)) {
@@ -275,7 +301,7 @@ async function measureCall(
   compareWith?: string,
 ): Promise<CallResult> {
   // Whole only: the cuts and removals are not built, so a changed script needs no new cuts.
-  const variants = wholeOnly
+  const variants: Variant[] = wholeOnly
     ? [
         { name: 'empty (same keys and arguments, `return 0`)', lua: 'return 0' },
         { name: 'whole script', lua: script.lua },
@@ -289,8 +315,23 @@ async function measureCall(
       lua: await scriptLuaIn(compareWith, script.file),
     });
   }
+  // The whole script as a Redis function (FUNCTION LOAD once, FCALL by name): its libraries
+  // defined once at load, not at every call.
+  variants.push({ name: 'whole script as a function (FCALL)', lua: script.lua, asFunction: true });
   const shas = new Map<string, string>();
   for (const variant of variants) {
+    if (variant.asFunction) {
+      const name = `rfbench_${script.file.replace(/\W/g, '_')}`;
+      const body = script.lua.slice(0, script.lua.length - script.body.length);
+      await redis.call(
+        'FUNCTION',
+        'LOAD',
+        'REPLACE',
+        `#!lua name=${name}\n${body}\nredis.register_function('${name}', function(KEYS, ARGV)\n${script.body}\nend)\n`,
+      );
+      shas.set(variant.name, `${functionMark}${name}`);
+      continue;
+    }
     shas.set(variant.name, String(await redis.script('LOAD', variant.lua)));
   }
   const { restore, changed } = await restoreFor(redis, call);

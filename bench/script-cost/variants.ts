@@ -29,6 +29,8 @@ export interface Variant {
   /** What the variant runs, e.g. `… up to the value's SET` or `without the value's SET`. */
   name: string;
   lua: string;
+  /** Loaded with FUNCTION LOAD (the script's body registered as a function) and run by FCALL. */
+  asFunction?: boolean;
 }
 
 const scriptsDir = new URL('../../src/store/redis/scripts/', import.meta.url);

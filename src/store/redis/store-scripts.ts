@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChainableCommander } from 'ioredis';
 import { coalesceWrites } from './coalesce-writes.ts';
-import type { RedisConnection } from './redis-store-context.ts';
+import { isCluster, type RedisConnection } from './redis-store-context.ts';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const libraryDir = new URL('./lib/', scriptsDir);
@@ -47,6 +48,25 @@ function withLibraries(lua: string): string {
   return [...used.map((library) => library.lua), lua].join('\n');
 }
 
+/**
+ * A script's name as a Redis function: its file's base and the start of its text's SHA1
+ * (`replyflow_commit_step_3fa9c1d2e4`), so that two releases sharing one Redis (a rolling
+ * deploy) each call their own version, and a release finds its library loaded by its name.
+ */
+function functionNameOf(base: string, lua: string): string {
+  return `replyflow_${base.replace(/-/g, '_')}_${createHash('sha1').update(lua).digest('hex').slice(0, 10)}`;
+}
+
+/**
+ * The library `FUNCTION LOAD` takes for one script: the libraries it calls, defined once when
+ * the library loads (a script run by EVALSHA defines them again at every call), then the
+ * script's own text as the function's body, with `KEYS` and `ARGV` as its parameters.
+ */
+function functionLibrary(name: string, lua: string, body: string): string {
+  const libraryPart = lua.slice(0, lua.length - body.length);
+  return `#!lua name=${name}\n${libraryPart}\nredis.register_function('${name}', function(KEYS, ARGV)\n${body}\nend)\n`;
+}
+
 const definitions = readdirSync(scriptsDir)
   .filter((file) => file.endsWith('.lua'))
   .map((file) => {
@@ -54,11 +74,16 @@ const definitions = readdirSync(scriptsDir)
     if (!match?.[1] || !match[2]) {
       throw new Error(`store script ${file} must be named <name>-<key count>.lua`);
     }
+    const body = readFileSync(new URL(file, scriptsDir), 'utf8');
+    const lua = withLibraries(body);
+    const functionName = functionNameOf(match[1], lua);
     return {
       base: match[1],
       name: commandName(match[1]),
       numberOfKeys: Number(match[2]),
-      lua: withLibraries(readFileSync(new URL(file, scriptsDir), 'utf8')),
+      lua,
+      functionName,
+      library: functionLibrary(functionName, lua, body),
     };
   });
 
@@ -94,10 +119,65 @@ export type ScriptName =
 type Arg = string | number;
 type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
 
+/** The store's scripts by their name as Redis functions, and by their SHA1 as scripts. */
+export const storeScriptNames: ReadonlyMap<string, string> = new Map(
+  definitions.flatMap((definition) => [
+    [definition.functionName, definition.base],
+    [createHash('sha1').update(definition.lua).digest('hex'), definition.base],
+  ]),
+);
+
+/** How each connection calls the scripts: as functions (Redis 7+), or by EVALSHA. */
+interface FunctionsState {
+  /** False once the server has shown it cannot take functions (no FUNCTION, or not allowed). */
+  usable: boolean;
+  /** The libraries being loaded, while they are. */
+  loading?: Promise<void>;
+}
+const functionsByConnection = new WeakMap<RedisConnection, FunctionsState>();
+
 /**
- * Registers the store's Lua scripts on an ioredis instance (`defineCommand`: EVALSHA, with
- * EVAL when the server does not have the script yet) and calls them by name. Pipelines made
- * from the instance afterwards carry the scripts too.
+ * A reply (not a lost connection) saying the server has no FCALL or FUNCTION command (before
+ * Redis 7), or that its ACL forbids them to this user: replies about those commands
+ * themselves, never an error a script's own command raised after part of it ran.
+ */
+const refusesFunctions = (error: unknown) =>
+  error instanceof Error &&
+  error.name === 'ReplyError' &&
+  /^(ERR unknown command|NOPERM)\b.*\b(fcall|function)\b/i.test(error.message);
+
+/** The server's reply to a FCALL of a function it does not have (never loaded, or lost). */
+const isFunctionNotFound = (error: unknown) =>
+  error instanceof Error &&
+  error.name === 'ReplyError' &&
+  /function not found/i.test(error.message);
+
+/**
+ * Loads every script's library on the one Redis, or on each master of a Cluster. A library
+ * already there (loaded by another process of the same release) is left as it is.
+ */
+async function loadFunctions(redis: RedisConnection): Promise<void> {
+  const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
+  await Promise.all(
+    nodes.flatMap((node) =>
+      definitions.map((definition) =>
+        node.call('FUNCTION', 'LOAD', definition.library).catch((error: unknown) => {
+          if (error instanceof Error && /already exists/i.test(error.message)) return;
+          throw error;
+        }),
+      ),
+    ),
+  );
+}
+
+/**
+ * Registers the store's Lua scripts on an ioredis instance and calls them by name. `run` calls
+ * each as a Redis function (FCALL; its library loaded on first need, and again after the
+ * server lost it, as a restart without persistence does), so that the libraries a script
+ * calls are defined once, not at every call. A server without functions (before Redis 7), or
+ * one whose ACL forbids them, gets the same scripts by EVALSHA (`defineCommand`, with EVAL
+ * when the server does not have the script yet). Pipelines use EVALSHA: ioredis loads the
+ * scripts a pipeline needs before sending it.
  */
 export function defineStoreScripts(redis: RedisConnection) {
   const byBase = new Map(definitions.map((definition) => [definition.base, definition]));
@@ -105,12 +185,14 @@ export function defineStoreScripts(redis: RedisConnection) {
   for (const { name, numberOfKeys, lua } of definitions) {
     redis.defineCommand(name, { numberOfKeys, lua });
   }
+  let functions = functionsByConnection.get(redis);
+  if (!functions) {
+    functions = { usable: true };
+    functionsByConnection.set(redis, functions);
+  }
+  const state = functions;
 
-  const command = (
-    target: RedisConnection | ChainableCommander,
-    script: ScriptName,
-    keys: Arg[],
-  ) => {
+  const definitionOf = (script: ScriptName, keys: Arg[]) => {
     const definition = byBase.get(script);
     if (!definition)
       throw new Error(`store script ${script} is missing from ${scriptsDir.pathname}`);
@@ -119,14 +201,52 @@ export function defineStoreScripts(redis: RedisConnection) {
         `store script ${script} takes ${definition.numberOfKeys} keys, got ${keys.length}`,
       );
     }
-    return (target as unknown as Record<string, ScriptCommand>)[definition.name]!;
+    return definition;
   };
+  const command = (target: RedisConnection | ChainableCommander, script: ScriptName, keys: Arg[]) =>
+    (target as unknown as Record<string, ScriptCommand>)[definitionOf(script, keys).name]!;
+
+  /** Loads the libraries once for every call that found them missing at the same time. */
+  const load = () => {
+    state.loading ??= loadFunctions(redis).finally(() => {
+      state.loading = undefined;
+    });
+    return state.loading;
+  };
+  const byEvalsha = (script: ScriptName, keys: Arg[], args: Arg[]) =>
+    command(redis, script, keys).call(redis, ...keys, ...args);
 
   return {
     /** Runs a script and resolves to its reply; the calls of one tick share a socket write. */
-    run(script: ScriptName, keys: Arg[], args: Arg[]): Promise<unknown> {
+    async run(script: ScriptName, keys: Arg[], args: Arg[]): Promise<unknown> {
+      const { functionName } = definitionOf(script, keys);
       coalesce();
-      return command(redis, script, keys).call(redis, ...keys, ...args);
+      if (!state.usable) return byEvalsha(script, keys, args);
+      try {
+        return await redis.fcall(functionName, keys.length, ...keys, ...args);
+      } catch (error) {
+        // Nothing ran: the server has no such function (never loaded, or lost), or no FCALL.
+        if (refusesFunctions(error)) {
+          state.usable = false;
+          return byEvalsha(script, keys, args);
+        }
+        if (!isFunctionNotFound(error)) throw error;
+      }
+      try {
+        await load();
+      } catch (error) {
+        if (!refusesFunctions(error)) throw error;
+        state.usable = false;
+        return byEvalsha(script, keys, args);
+      }
+      try {
+        return await redis.fcall(functionName, keys.length, ...keys, ...args);
+      } catch (error) {
+        // Flushed again meanwhile (`FUNCTION FLUSH` from another client): this call by EVALSHA,
+        // the next one loads them again.
+        if (isFunctionNotFound(error)) return byEvalsha(script, keys, args);
+        throw error;
+      }
     },
     /** Queues a script call on a pipeline. */
     queue(pipeline: ChainableCommander, script: ScriptName, keys: Arg[], args: Arg[]): void {

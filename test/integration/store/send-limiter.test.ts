@@ -50,7 +50,7 @@ describe('the send limiter shared by processes on Redis', () => {
     let calls = 0;
     const sendCommand = redis.sendCommand.bind(redis);
     redis.sendCommand = (command, stream) => {
-      if (command.name === 'evalsha' || command.name === 'eval') calls++;
+      if (['fcall', 'evalsha', 'eval'].includes(command.name)) calls++;
       return sendCommand(command, stream);
     };
     try {

@@ -1,0 +1,159 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  connectRedisCluster,
+  createRedisStore,
+} from '../../../src/store/redis/create-redis-store.ts';
+import type { Store } from '../../../src/store/store.ts';
+import { unlinkEverywhere } from '../../support/cluster-keys.ts';
+import { randomPrefix, testClusterNodes } from '../../support/redis.ts';
+import {
+  hasRedisServer,
+  type ThrowawayRedis,
+  throwawayRedis,
+} from '../../support/throwaway-redis.ts';
+import { replyEvent, t0 } from './contract/fixtures.ts';
+
+/**
+ * The names of the script commands a connection sends (FCALL, EVALSHA, EVAL), in order. A
+ * command issued before the connection is ready goes through `sendCommand` twice (queued, then
+ * written): it is counted once.
+ */
+function recordScriptCommands(redis: Redis): string[] {
+  const sent: string[] = [];
+  const seen = new WeakSet<object>();
+  const sendCommand = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    if (['fcall', 'evalsha', 'eval'].includes(command.name) && !seen.has(command)) {
+      seen.add(command);
+      sent.push(command.name);
+    }
+    return sendCommand(command, stream);
+  };
+  return sent;
+}
+
+/** The store's libraries a server holds (`replyflow_<script>_<hash>`). */
+async function storeLibraries(redis: Redis): Promise<string[]> {
+  const list = (await redis.call('FUNCTION', 'LIST', 'LIBRARYNAME', 'replyflow_*')) as unknown[][];
+  return list.map((library) => String(library[1])).sort();
+}
+
+let n = 0;
+/** One reply ingested: the store's hottest script, as a webhook runs it. */
+async function ingestOne(store: Store): Promise<number> {
+  n++;
+  const result = await store.ingest(`n-${n}`, [{ event: replyEvent(`e-${n}`, '33612340001') }], t0);
+  return result.pushed;
+}
+
+describe.skipIf(!hasRedisServer)('the store scripts as Redis functions', () => {
+  let server: ThrowawayRedis;
+  let admin: Redis;
+  beforeAll(async () => {
+    // A Redis of its own: its functions are flushed, which would slow every other test.
+    server = await throwawayRedis();
+    admin = new Redis(server.url);
+    admin.on('error', () => undefined);
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await server?.stop();
+  });
+
+  it('loads them on a server that has none, and again once it has lost them, and calls them by FCALL', async () => {
+    const redis = new Redis(server.url);
+    // The restart below: ioredis reports the refused reconnections, then connects again.
+    redis.on('error', () => undefined);
+    const sent = recordScriptCommands(redis);
+    const store = createRedisStore({ redis, prefix: randomPrefix('functions'), partitions: 4 });
+    try {
+      expect(await storeLibraries(admin)).toEqual([]);
+      expect(await ingestOne(store)).toBe(1);
+      const loaded = await storeLibraries(admin);
+      expect(loaded.some((name) => /^replyflow_ingest_[0-9a-f]{10}$/.test(name))).toBe(true);
+      expect(loaded.some((name) => name.startsWith('replyflow_commit_step_'))).toBe(true);
+      // The call that found none, then the same call again once they were loaded.
+      expect(sent).toEqual(['fcall', 'fcall']);
+
+      // What a restart without persistence leaves: no functions, the connection still open.
+      await admin.call('FUNCTION', 'FLUSH');
+      expect(await ingestOne(store)).toBe(1);
+      expect(await storeLibraries(admin)).toEqual(loaded);
+
+      // And a real restart, the connection lost and made again.
+      await server.stop();
+      await server.start();
+      expect(await ingestOne(store)).toBe(1);
+      expect(await storeLibraries(admin)).toEqual(loaded);
+      expect(sent.every((name) => name === 'fcall')).toBe(true);
+
+      // Loaded, a call is one FCALL.
+      sent.length = 0;
+      expect(await ingestOne(store)).toBe(1);
+      expect(sent).toEqual(['fcall']);
+    } finally {
+      await store.close();
+      redis.disconnect();
+    }
+  });
+
+  it('leaves a library another process of the same release loaded as it is', async () => {
+    const first = new Redis(server.url);
+    const second = new Redis(server.url);
+    const prefix = randomPrefix('functions');
+    const stores = [first, second].map((redis) => createRedisStore({ redis, prefix }));
+    try {
+      await admin.call('FUNCTION', 'FLUSH');
+      // Both find none at once: each loads, and the second load meets the first's libraries.
+      expect(await Promise.all(stores.map(ingestOne))).toEqual([1, 1]);
+      expect(await ingestOne(stores[1]!)).toBe(1);
+    } finally {
+      for (const store of stores) await store.close();
+      first.disconnect();
+      second.disconnect();
+    }
+  });
+
+  it('runs the same scripts by EVALSHA for a user whose ACL forbids functions', async () => {
+    await admin.call('ACL', 'SETUSER', 'nofunctions', 'on', '>pw', '~*', '&*', '+@all', '-fcall');
+    await admin.call('ACL', 'SETUSER', 'nofunctions', '-function');
+    const url = new URL(server.url);
+    url.username = 'nofunctions';
+    url.password = 'pw';
+    const redis = new Redis(url.href);
+    const sent = recordScriptCommands(redis);
+    const store = createRedisStore({ redis, prefix: randomPrefix('functions') });
+    try {
+      expect(await ingestOne(store)).toBe(1);
+      expect(await ingestOne(store)).toBe(1);
+      // One FCALL refused, nothing more asked of functions: every call since by EVALSHA.
+      expect(sent[0]).toBe('fcall');
+      expect(sent.slice(1)).toEqual(['evalsha', 'evalsha']);
+    } finally {
+      await store.close();
+      redis.disconnect();
+    }
+  });
+});
+
+describe('the store scripts as Redis functions on a Cluster', () => {
+  const nodes = testClusterNodes();
+  const cluster = connectRedisCluster(nodes);
+  afterAll(() => cluster.quit());
+
+  it('are loaded on every master', async () => {
+    const prefix = randomPrefix('functions');
+    const store = createRedisStore({ redis: cluster, prefix, partitions: 16 });
+    try {
+      expect(await ingestOne(store)).toBe(1);
+      for (const master of cluster.nodes('master')) {
+        const libraries = await storeLibraries(master);
+        expect(libraries.some((name) => name.startsWith('replyflow_ingest_'))).toBe(true);
+      }
+    } finally {
+      await store.close();
+      await unlinkEverywhere(nodes, prefix);
+    }
+  });
+});
