@@ -58,13 +58,21 @@ function functionNameOf(base: string, lua: string): string {
 }
 
 /**
+ * The scripts that only read: registered with the `no-writes` flag, so that Redis runs them
+ * while it is out of memory (a function that may write is then refused whole), and refuses
+ * them if they ever write.
+ */
+const readOnlyScripts = new Set(['read-inbox', 'read-transcript']);
+
+/**
  * The library `FUNCTION LOAD` takes for one script: the libraries it calls, defined once when
  * the library loads (a script run by EVALSHA defines them again at every call), then the
  * script's own text as the function's body, with `KEYS` and `ARGV` as its parameters.
  */
-function functionLibrary(name: string, lua: string, body: string): string {
+function functionLibrary(base: string, name: string, lua: string, body: string): string {
   const libraryPart = lua.slice(0, lua.length - body.length);
-  return `#!lua name=${name}\n${libraryPart}\nredis.register_function('${name}', function(KEYS, ARGV)\n${body}\nend)\n`;
+  const flags = readOnlyScripts.has(base) ? ", flags = {'no-writes'}" : '';
+  return `#!lua name=${name}\n${libraryPart}\nredis.register_function{function_name = '${name}', callback = function(KEYS, ARGV)\n${body}\nend${flags}}\n`;
 }
 
 const definitions = readdirSync(scriptsDir)
@@ -83,7 +91,7 @@ const definitions = readdirSync(scriptsDir)
       numberOfKeys: Number(match[2]),
       lua,
       functionName,
-      library: functionLibrary(functionName, lua, body),
+      library: functionLibrary(match[1], functionName, lua, body),
     };
   });
 
@@ -185,12 +193,9 @@ export function defineStoreScripts(redis: RedisConnection) {
   for (const { name, numberOfKeys, lua } of definitions) {
     redis.defineCommand(name, { numberOfKeys, lua });
   }
-  let functions = functionsByConnection.get(redis);
-  if (!functions) {
-    functions = { usable: true };
-    functionsByConnection.set(redis, functions);
-  }
-  const state = functions;
+  // Shared by every caller on the connection (the store, the send limiter).
+  const state = functionsByConnection.get(redis) ?? { usable: true };
+  functionsByConnection.set(redis, state);
 
   const definitionOf = (script: ScriptName, keys: Arg[]) => {
     const definition = byBase.get(script);

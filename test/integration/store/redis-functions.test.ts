@@ -12,7 +12,7 @@ import {
   type ThrowawayRedis,
   throwawayRedis,
 } from '../../support/throwaway-redis.ts';
-import { replyEvent, t0 } from './contract/fixtures.ts';
+import { keyOf, replyEvent, t0 } from './contract/fixtures.ts';
 
 /**
  * The names of the script commands a connection sends (FCALL, EVALSHA, EVAL), in order. A
@@ -112,6 +112,34 @@ describe.skipIf(!hasRedisServer)('the store scripts as Redis functions', () => {
       for (const store of stores) await store.close();
       first.disconnect();
       second.disconnect();
+    }
+  });
+
+  it('reads while Redis is out of memory, and refuses a write whole', async () => {
+    const redis = new Redis(server.url);
+    const prefix = randomPrefix('functions');
+    const store = createRedisStore({ redis, prefix, partitions: 4 });
+    try {
+      expect(await ingestOne(store)).toBe(1);
+      const keys = await admin.keys(`${prefix}*`);
+      const before = await Promise.all(keys.map((key) => admin.dump(key)));
+      // Out of memory: no eviction, and less room than Redis already uses.
+      const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', String(Math.floor(used / 2)));
+      try {
+        // A read-only script (no-writes) still runs: a conversation that has no value yet.
+        expect(await store.readTranscript(keyOf('33612340002'))).toBeNull();
+        await expect(ingestOne(store)).rejects.toThrow(/OOM|memory/i);
+      } finally {
+        await admin.config('SET', 'maxmemory', '0');
+      }
+      // Refused before it ran: the keys as they were, none added.
+      expect((await admin.keys(`${prefix}*`)).sort()).toEqual([...keys].sort());
+      expect(await Promise.all(keys.map((key) => admin.dump(key)))).toEqual(before);
+    } finally {
+      await store.close();
+      redis.disconnect();
     }
   });
 
