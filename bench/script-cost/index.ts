@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { storeScriptNames } from '../../src/store/redis/store-scripts.ts';
+import { storeFunctions, storeScriptNames } from '../../src/store/redis/store-scripts.ts';
 import type { Benchmark } from '../lib/benchmark.ts';
 import { machineInfo } from '../lib/machine.ts';
 import { openFreshRedis } from '../lib/redis.ts';
@@ -315,21 +315,17 @@ async function measureCall(
       lua: await scriptLuaIn(compareWith, script.file),
     });
   }
-  // The whole script as a Redis function (FUNCTION LOAD once, FCALL by name): its libraries
-  // defined once at load, not at every call.
+  // The whole script as replyflow runs it, a Redis function (FUNCTION LOAD once, FCALL by
+  // name): its libraries defined once at load, not at every call.
   variants.push({ name: 'whole script as a function (FCALL)', lua: script.lua, asFunction: true });
   const shas = new Map<string, string>();
   for (const variant of variants) {
     if (variant.asFunction) {
-      const name = `rfbench_${script.file.replace(/\W/g, '_')}`;
-      const body = script.lua.slice(0, script.lua.length - script.body.length);
-      await redis.call(
-        'FUNCTION',
-        'LOAD',
-        'REPLACE',
-        `#!lua name=${name}\n${body}\nredis.register_function('${name}', function(KEYS, ARGV)\n${script.body}\nend)\n`,
-      );
-      shas.set(variant.name, `${functionMark}${name}`);
+      // The library replyflow loads (FUNCTION LOAD), with its function's name.
+      const loaded = storeFunctions.get(script.file.replace(/-\d+\.lua$/, ''));
+      if (!loaded) throw new Error(`${script.file} has no Redis function`);
+      await redis.call('FUNCTION', 'LOAD', 'REPLACE', loaded.library);
+      shas.set(variant.name, `${functionMark}${loaded.name}`);
       continue;
     }
     shas.set(variant.name, String(await redis.script('LOAD', variant.lua)));

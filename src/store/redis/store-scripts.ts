@@ -135,6 +135,14 @@ export const storeScriptNames: ReadonlyMap<string, string> = new Map(
   ]),
 );
 
+/** Each script's Redis function, by the script's base name: its name, and the library text. */
+export const storeFunctions: ReadonlyMap<string, { name: string; library: string }> = new Map(
+  definitions.map((definition) => [
+    definition.base,
+    { name: definition.functionName, library: definition.library },
+  ]),
+);
+
 /** How each connection calls the scripts: as functions (Redis 7+), or by EVALSHA. */
 interface FunctionsState {
   /** False once the server has shown it cannot take functions (no FUNCTION, or not allowed). */
