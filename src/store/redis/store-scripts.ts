@@ -170,20 +170,24 @@ const isFunctionNotFound = (error: unknown) =>
 
 /**
  * Loads every script's library on the one Redis, or on each master of a Cluster. A library
- * already there (loaded by another process of the same release) is left as it is.
+ * already there (loaded by another process of the same release) is left as it is. A master
+ * that cannot be reached is skipped: the call that needed the libraries is on another master,
+ * or, if on that one, fails as any call to it would. A reply refusing a load (no FUNCTION, an
+ * ACL, a library that does not compile) is thrown.
  */
 async function loadFunctions(redis: RedisConnection): Promise<void> {
   const nodes = isCluster(redis) ? redis.nodes('master') : [redis];
-  await Promise.all(
+  const results = await Promise.allSettled(
     nodes.flatMap((node) =>
-      definitions.map((definition) =>
-        node.call('FUNCTION', 'LOAD', definition.library).catch((error: unknown) => {
-          if (error instanceof Error && /already exists/i.test(error.message)) return;
-          throw error;
-        }),
-      ),
+      definitions.map((definition) => node.call('FUNCTION', 'LOAD', definition.library)),
     ),
   );
+  for (const result of results) {
+    if (result.status === 'fulfilled') continue;
+    const error: unknown = result.reason;
+    const refused = error instanceof Error && error.name === 'ReplyError';
+    if (refused && !/already exists/i.test(error.message)) throw error;
+  }
 }
 
 /**
