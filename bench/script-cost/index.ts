@@ -23,11 +23,12 @@ import {
 } from './capture.ts';
 import {
   commandLoop,
-  functionMark,
+  evalsha,
   type LoopResult,
   loop,
   restoreFor,
   type ScriptCall,
+  type ScriptRef,
 } from './measure.ts';
 import type { MonitoredCommand } from './monitor.ts';
 import {
@@ -318,17 +319,17 @@ async function measureCall(
   // The whole script as replyflow runs it, a Redis function (FUNCTION LOAD once, FCALL by
   // name): its libraries defined once at load, not at every call.
   variants.push({ name: 'whole script as a function (FCALL)', lua: script.lua, asFunction: true });
-  const shas = new Map<string, string>();
+  const refs = new Map<string, ScriptRef>();
   for (const variant of variants) {
     if (variant.asFunction) {
       // The library replyflow loads (FUNCTION LOAD), with its function's name.
       const loaded = storeFunctions.get(script.file.replace(/-\d+\.lua$/, ''));
       if (!loaded) throw new Error(`${script.file} has no Redis function`);
       await redis.call('FUNCTION', 'LOAD', 'REPLACE', loaded.library);
-      shas.set(variant.name, `${functionMark}${loaded.name}`);
+      refs.set(variant.name, { command: 'fcall', id: loaded.name });
       continue;
     }
-    shas.set(variant.name, String(await redis.script('LOAD', variant.lua)));
+    refs.set(variant.name, evalsha(String(await redis.script('LOAD', variant.lua))));
   }
   const { restore, changed } = await restoreFor(redis, call);
   await loadKeyspace(redis, call.before);
@@ -349,7 +350,7 @@ async function measureCall(
   };
   // A short loop of each first: scripts compiled, caches warm.
   for (const variant of variants) {
-    await loop(redis, restore, shas.get(variant.name), call.args, 50);
+    await loop(redis, restore, refs.get(variant.name), call.args, 50);
   }
   for (let r = 0; r < runs; r++) {
     await loadKeyspace(redis, call.before);
@@ -360,7 +361,7 @@ async function measureCall(
       await loadKeyspace(redis, call.before);
       sample(
         variant.name,
-        await loop(redis, restore, shas.get(variant.name), call.args, iterations),
+        await loop(redis, restore, refs.get(variant.name), call.args, iterations),
         baseline,
       );
     }
@@ -369,7 +370,7 @@ async function measureCall(
       const leanBaseline = await loop(redis, leanRestore, undefined, call.args, iterations);
       sample(
         leanVariant,
-        await loop(redis, leanRestore, call.sha, call.args, iterations),
+        await loop(redis, leanRestore, evalsha(call.sha), call.args, iterations),
         leanBaseline,
       );
     }
@@ -507,7 +508,7 @@ async function measurePrimitives(
     for (const [name, lua, extra] of luas) {
       const sha = String(await redis.script('LOAD', lua));
       const args = [Buffer.from('1'), Buffer.from('bench:k'), ...extra];
-      const result = await loop(redis, undefined, sha, args, iterations);
+      const result = await loop(redis, undefined, evalsha(sha), args, iterations);
       add(name, result.evalshaUsec / Math.max(1, result.evalshaCalls), result.cpuUs / iterations);
     }
   }

@@ -42,15 +42,14 @@ async function evalshaStats(redis: Redis): Promise<{ calls: number; usec: number
   return { calls, usec };
 }
 
-/** A script loaded as a function (`FUNCTION LOAD`) is called by its name, marked so. */
-export const functionMark = 'function:';
-
-/** EVALSHA of a SHA1, or FCALL of a function's name (`function:<name>`). */
-function callScript(redis: Redis, sha: string, args: readonly Buffer[]) {
-  return sha.startsWith(functionMark)
-    ? redis.callBuffer('fcall', sha.slice(functionMark.length), ...args)
-    : redis.callBuffer('evalsha', sha, ...args);
+/** A script as a loop calls it: EVALSHA of its SHA1, or FCALL of a loaded function's name. */
+export interface ScriptRef {
+  command: 'evalsha' | 'fcall';
+  id: string;
 }
+
+/** The script of SHA1 `sha`, called by EVALSHA. */
+export const evalsha = (sha: string): ScriptRef => ({ command: 'evalsha', id: sha });
 
 /** What puts back, in one pipeline, the keys a call changed. */
 export type Restore = (pipeline: ChainableCommander) => void;
@@ -89,11 +88,11 @@ export async function restoreFor(
   return { restore, reply, changed: restores.length + deletes.length };
 }
 
-/** `iterations` × (restore; EVALSHA `sha`), or the restores alone when `sha` is undefined. */
+/** `iterations` × (restore; call `script`), or the restores alone when `script` is undefined. */
 export async function loop(
   redis: Redis,
   restore: Restore | undefined,
-  sha: string | undefined,
+  script: ScriptRef | undefined,
   args: readonly Buffer[],
   iterations: number,
 ): Promise<LoopResult> {
@@ -105,7 +104,7 @@ export async function loop(
       restore(pipeline);
       await pipeline.exec();
     }
-    if (sha) await callScript(redis, sha, args);
+    if (script) await redis.callBuffer(script.command, script.id, ...args);
   }
   const cpuAfter = await redisCpu(redis);
   const stats = await evalshaStats(redis);

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { ChainableCommander } from 'ioredis';
 import { coalesceWrites } from './coalesce-writes.ts';
 import { isCluster, type RedisConnection } from './redis-store-context.ts';
+import { isReplyError } from './to-store-error.ts';
 
 const scriptsDir = new URL('./scripts/', import.meta.url);
 const libraryDir = new URL('./lib/', scriptsDir);
@@ -53,8 +54,8 @@ function withLibraries(lua: string): string {
  * (`replyflow_commit_step_3fa9c1d2e4`), so that two releases sharing one Redis (a rolling
  * deploy) each call their own version, and a release finds its library loaded by its name.
  */
-function functionNameOf(base: string, lua: string): string {
-  return `replyflow_${base.replace(/-/g, '_')}_${createHash('sha1').update(lua).digest('hex').slice(0, 10)}`;
+function functionNameOf(base: string, sha: string): string {
+  return `replyflow_${base.replace(/-/g, '_')}_${sha.slice(0, 10)}`;
 }
 
 /**
@@ -84,12 +85,15 @@ const definitions = readdirSync(scriptsDir)
     }
     const body = readFileSync(new URL(file, scriptsDir), 'utf8');
     const lua = withLibraries(body);
-    const functionName = functionNameOf(match[1], lua);
+    // The SHA1 EVALSHA calls it by.
+    const sha = createHash('sha1').update(lua).digest('hex');
+    const functionName = functionNameOf(match[1], sha);
     return {
       base: match[1],
       name: commandName(match[1]),
       numberOfKeys: Number(match[2]),
       lua,
+      sha,
       functionName,
       library: functionLibrary(match[1], functionName, lua, body),
     };
@@ -131,7 +135,7 @@ type ScriptCommand = (...args: Arg[]) => Promise<unknown>;
 export const storeScriptNames: ReadonlyMap<string, string> = new Map(
   definitions.flatMap((definition) => [
     [definition.functionName, definition.base],
-    [createHash('sha1').update(definition.lua).digest('hex'), definition.base],
+    [definition.sha, definition.base],
   ]),
 );
 
@@ -158,15 +162,12 @@ const functionsByConnection = new WeakMap<RedisConnection, FunctionsState>();
  * themselves, never an error a script's own command raised after part of it ran.
  */
 const refusesFunctions = (error: unknown) =>
-  error instanceof Error &&
-  error.name === 'ReplyError' &&
+  isReplyError(error) &&
   /^(ERR unknown command|NOPERM)\b.*\b(fcall|function)\b/i.test(error.message);
 
 /** The server's reply to a FCALL of a function it does not have (never loaded, or lost). */
 const isFunctionNotFound = (error: unknown) =>
-  error instanceof Error &&
-  error.name === 'ReplyError' &&
-  /function not found/i.test(error.message);
+  isReplyError(error) && /function not found/i.test(error.message);
 
 /**
  * Loads every script's library on the one Redis, or on each master of a Cluster. A library
@@ -185,8 +186,7 @@ async function loadFunctions(redis: RedisConnection): Promise<void> {
   for (const result of results) {
     if (result.status === 'fulfilled') continue;
     const error: unknown = result.reason;
-    const refused = error instanceof Error && error.name === 'ReplyError';
-    if (refused && !/already exists/i.test(error.message)) throw error;
+    if (isReplyError(error) && !/already exists/i.test(error.message)) throw error;
   }
 }
 

@@ -17,6 +17,10 @@ const unavailablePrefixes = [
   'MISCONF',
 ];
 
+/** An error reply from Redis (it answered, refusing the call), not a lost connection. */
+export const isReplyError = (error: unknown): error is Error =>
+  error instanceof Error && error.name === 'ReplyError';
+
 /**
  * Turns what ioredis rejects with into a store error that says what to check. A connection
  * failure (refused, closed, timed out, retries spent) or a reply that says Redis cannot take
@@ -30,8 +34,7 @@ export function toStoreError(
 ): StoreUnavailableError | StoreRefusedError {
   if (error instanceof StoreUnavailableError || error instanceof StoreRefusedError) return error;
   const detail = error instanceof Error ? error.message : String(error);
-  const answered = error instanceof Error && error.name === 'ReplyError';
-  if (!answered) {
+  if (!isReplyError(error)) {
     return new StoreUnavailableError(
       `Redis did not answer ${operation} (${detail}). Check that REDIS_URL (or REDIS_CLUSTER_NODES) points at a running Redis reachable from this host.`,
       { cause: error },

@@ -8,31 +8,13 @@ import type { Store } from '../../../src/store/store.ts';
 import { StoreUnavailableError } from '../../../src/store/store-errors.ts';
 import { unlinkEverywhere } from '../../support/cluster-keys.ts';
 import { randomPrefix, testClusterNodes } from '../../support/redis.ts';
+import { recordScriptCommands } from '../../support/script-commands.ts';
 import {
   hasRedisServer,
   type ThrowawayRedis,
   throwawayRedis,
 } from '../../support/throwaway-redis.ts';
 import { keyOf, replyEvent, t0 } from './contract/fixtures.ts';
-
-/**
- * The names of the script commands a connection sends (FCALL, EVALSHA, EVAL), in order. A
- * command issued before the connection is ready goes through `sendCommand` twice (queued, then
- * written): it is counted once.
- */
-function recordScriptCommands(redis: Redis): string[] {
-  const sent: string[] = [];
-  const seen = new WeakSet<object>();
-  const sendCommand = redis.sendCommand.bind(redis);
-  redis.sendCommand = (command, stream) => {
-    if (['fcall', 'evalsha', 'eval'].includes(command.name) && !seen.has(command)) {
-      seen.add(command);
-      sent.push(command.name);
-    }
-    return sendCommand(command, stream);
-  };
-  return sent;
-}
 
 /** The store's libraries a server holds (`replyflow_<script>_<hash>`). */
 async function storeLibraries(redis: Redis): Promise<string[]> {

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createMemorySendLimiter } from '../../../src/store/memory/create-memory-send-limiter.ts';
 import { createRedisSendLimiter } from '../../../src/store/redis/create-redis-send-limiter.ts';
 import { randomPrefix, testRedisUrl } from '../../support/redis.ts';
+import { recordScriptCommands } from '../../support/script-commands.ts';
 
 /** The most timestamps in any window of `ms`. */
 function busiest(stamps: number[], ms: number): number {
@@ -47,15 +48,10 @@ describe('the send limiter shared by processes on Redis', () => {
    */
   async function countScriptCalls(run: (redis: Redis) => Promise<void>): Promise<number> {
     const redis = new Redis(testRedisUrl());
-    let calls = 0;
-    const sendCommand = redis.sendCommand.bind(redis);
-    redis.sendCommand = (command, stream) => {
-      if (['fcall', 'evalsha', 'eval'].includes(command.name)) calls++;
-      return sendCommand(command, stream);
-    };
+    const sent = recordScriptCommands(redis);
     try {
       await run(redis);
-      return calls;
+      return sent.length;
     } finally {
       await redis.quit();
     }
