@@ -1,6 +1,7 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import type { CountryCode } from 'libphonenumber-js/max';
+import { decodeText } from '../campaigns/read-lines.ts';
 import { errorCodes, ValidationError } from '../errors.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
 import { normalizePhone } from '../provider/normalize-phone.ts';
@@ -49,7 +50,8 @@ export const maxReasonLength = 200;
 
 /**
  * Reads a CSV of opt-outs (a `phone` column, optional `reason` and `at` ISO 8601 columns, any
- * others ignored; a BOM and the header's case and spaces do not matter) as a stream, and puts
+ * others ignored; a BOM and the header's case and spaces do not matter; UTF-8, or UTF-16 after
+ * its byte order mark, as a campaign's file) as a stream, and puts
  * each phone on the location's suppression list, in batches: the file is never held whole.
  * A row whose phone, time or reason cannot be used is left out and told to `onRejected`; the
  * others are imported. With `optoutEvents`, each phone put on the list (not one already there)
@@ -79,7 +81,9 @@ export async function importSuppressions(
     // A stray quote must not make one record of the rest of the file.
     max_record_size: 64 * 1024,
   });
-  input.once('error', (error) => parser.destroy(error));
+  // Read as a campaign's file is: UTF-8, or UTF-16 after its byte order mark.
+  const text = Readable.from(decodeText(input));
+  text.once('error', (error) => parser.destroy(error));
   let batch: SuppressionEntry[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -99,7 +103,7 @@ export async function importSuppressions(
   // The last line read whole: where a file that cannot be read on is cut.
   let lastLine = 1;
   try {
-    for await (const { record, info } of input.pipe(parser) as AsyncIterable<{
+    for await (const { record, info } of text.pipe(parser) as AsyncIterable<{
       record: Record<string, string | undefined>;
       info: { lines: number };
     }>) {

@@ -53,6 +53,14 @@ describe('readLines', () => {
     // A code unit cut between two chunks is joined.
     expect(await lines([le.subarray(0, 7), le.subarray(7)])).toEqual(expected);
     expect(await lines([be])).toEqual(expected);
+    // The mark itself cut between chunks (an HTTP upload can be cut anywhere), or after an
+    // empty chunk.
+    expect(await lines([le.subarray(0, 1), le.subarray(1)])).toEqual(expected);
+    expect(
+      await lines([new Uint8Array(0), be.subarray(0, 1), be.subarray(1, 3), be.subarray(3)]),
+    ).toEqual(expected);
+    // A file of one byte is UTF-8.
+    expect(await lines([Buffer.from('a')])).toEqual([{ number: 1, text: 'a' }]);
   });
 
   it('yields batches of at most 128 lines, whatever the chunk size', async () => {

@@ -89,6 +89,28 @@ describe('importSuppressions', () => {
     expect(entries.map((e) => [e.phone, e.reason])).toEqual([['33612345678', 'a']]);
   });
 
+  it('reads UTF-16, little or big endian, after its byte order mark, as a campaign file is read', async () => {
+    const csv = '\ufeffphone,reason\r\n+33612345678,envoyé STOP\r\n+33612345679,\r\n';
+    const le = Buffer.from(csv, 'utf16le');
+    for (const bytes of [le, Buffer.from(le).swap16()]) {
+      const store = createMemoryStore();
+      // Cut after the mark's first byte and within a character: an upload may be cut anywhere.
+      const input = Readable.from([bytes.subarray(0, 1), bytes.subarray(1, 6), bytes.subarray(6)]);
+      const summary = await importSuppressions(store, input, {
+        location: 'paris',
+        source: 'import',
+        now,
+      });
+      expect(summary).toEqual({ imported: 2, existing: 0, rejected: 0 });
+      const entries: Suppression[] = [];
+      for await (const batch of store.listSuppressions('paris')) entries.push(...batch);
+      expect(entries.map((e) => [e.phone, e.reason]).sort()).toEqual([
+        ['33612345678', 'envoyé STOP'],
+        ['33612345679', undefined],
+      ]);
+    }
+  });
+
   it('refuses a file with no phone column before writing anything', async () => {
     const result = imported('name,reason\n+33612345678,a\n');
     await expect(result).rejects.toThrow(ValidationError);
