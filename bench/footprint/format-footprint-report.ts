@@ -113,8 +113,12 @@ export function formatFootprintReport(report: FootprintReport, machine: MachineI
   const idleDelta = rf.idle.usedMemory - rf.before.usedMemory;
   const endedDelta = rf.ended.usedMemory - rf.idle.usedMemory;
   const baselineDelta = baseline.after.usedMemory - baseline.before;
-  const fixed = rf.before.usedMemory;
+  // The fixed part is where the slope meets zero conversations: the empty server, plus what
+  // came with the first traffic whatever the count.
+  const fixed = rf.first.usedMemory - rf.idleBytesPerConversation * rf.firstLoad.conversations;
   const project = (n: number) => fixed + rf.idleBytesPerConversation * n;
+  const baselineFixed =
+    baseline.after.usedMemory - baseline.bytesPerConversation * baseline.load.conversations;
   const endedRecords = rf.conversations[`${onceBot.id} done`] ?? 0;
   const activeRecords = rf.conversations[`${echoBot.id} active`] ?? 0;
   const waited = (reading: FootprintReport['replyflow']['idle']) =>
@@ -143,13 +147,15 @@ export function formatFootprintReport(report: FootprintReport, machine: MachineI
       `active ${activeRecords === rf.idleLoad.conversations ? 'matches' : 'DOES NOT match'} the ${whole(rf.idleLoad.conversations)} idle)`,
     '',
     'used_memory (INFO memory):',
-    `- before the load (the fixed part: empty server, replyflow connected): ${humanBytes(fixed)}`,
-    `- after ${whole(rf.idleLoad.conversations)} idle conversations: ${humanBytes(rf.idle.usedMemory)} (+${humanBytes(idleDelta)})${waited(rf.idle)}${rf.idle.stable ? '' : ' (NOT stable)'}`,
-    `  **${bytes(rf.idleBytesPerConversation)} per idle conversation**, ${(rf.idle.census.keys / rf.idleLoad.conversations).toFixed(2)} keys each`,
+    `- before the load (empty server, replyflow connected): ${humanBytes(rf.before.usedMemory)}`,
+    `- after the first ${whole(rf.firstLoad.conversations)} idle conversations: ${humanBytes(rf.first.usedMemory)}${waited(rf.first)}${rf.first.stable ? '' : ' (NOT stable)'}`,
+    `- after ${whole(rf.idleLoad.conversations)} idle conversations: ${humanBytes(rf.idle.usedMemory)} (+${humanBytes(idleDelta)} from the empty server)${waited(rf.idle)}${rf.idle.stable ? '' : ' (NOT stable)'}`,
+    `  **${bytes(rf.idleBytesPerConversation)} per idle conversation** (from the first ${whole(rf.firstLoad.conversations)} to all: the fixed costs that come with the first traffic left out; ` +
+      `${bytes(rf.idleBytesFromEmpty)} from the empty server), ${(rf.idle.census.keys / rf.idleLoad.conversations).toFixed(2)} keys each`,
     `- after ${whole(rf.endedLoad.conversations)} ended conversations more: ${humanBytes(rf.ended.usedMemory)} (+${humanBytes(endedDelta)})${waited(rf.ended)}${rf.ended.stable ? '' : ' (NOT stable)'}`,
     `  **${bytes(rf.endedBytesPerConversation)} per ended conversation**`,
     `- naive baseline, ${whole(baseline.load.conversations)} conversations on their own server: +${humanBytes(baselineDelta)}, ` +
-      `**${bytes(baseline.bytesPerConversation)} per conversation**; replyflow / baseline: **${(rf.idleBytesPerConversation / baseline.bytesPerConversation).toFixed(1)}×**`,
+      `**${bytes(baseline.bytesPerConversation)} per conversation** (the slope, as replyflow's); replyflow / baseline: **${(rf.idleBytesPerConversation / baseline.bytesPerConversation).toFixed(1)}×**`,
     '',
     `Keys after the idle load, by type (MEMORY USAGE … SAMPLES 0 of up to ${settings.samplePerType} keys per type; "/ conv" divides by the ${whole(rf.idleLoad.conversations)} idle conversations):`,
     typeTable(rf.idle.census, rf.idleLoad.conversations),
@@ -166,6 +172,6 @@ export function formatFootprintReport(report: FootprintReport, machine: MachineI
     '',
     `Projection for idle conversations (fixed part ${humanBytes(fixed)} + ${bytes(rf.idleBytesPerConversation)} × N): ` +
       `1M → **${humanBytes(project(1e6))}**, 10M → **${humanBytes(project(1e7))}** ` +
-      `(baseline: 1M → ${humanBytes(baseline.before + baseline.bytesPerConversation * 1e6)}, 10M → ${humanBytes(baseline.before + baseline.bytesPerConversation * 1e7)})`,
+      `(baseline: 1M → ${humanBytes(baselineFixed + baseline.bytesPerConversation * 1e6)}, 10M → ${humanBytes(baselineFixed + baseline.bytesPerConversation * 1e7)})`,
   ].join('\n');
 }

@@ -54,11 +54,22 @@ export interface FootprintReport {
   prefix: string;
   partitions: number;
   replyflow: {
-    /** Before any conversation: the empty server with the SUT connected (the fixed part). */
+    /** Before any conversation: the empty server with the SUT connected. */
     before: { usedMemory: number; census: KeyCensus };
+    /** The first idle conversations (`firstTranche`), loaded and measured before the others. */
+    firstLoad: LoadedConversations;
+    first: MemoryReading;
+    /** Both tranches of idle conversations together. */
     idleLoad: LoadedConversations;
     idle: MemoryReading;
+    /**
+     * Bytes per idle conversation, from the first tranche's reading to the last (the slope):
+     * what the fixed costs that come with the first traffic (buffers, each partition's first
+     * keys) would otherwise add, divided by the count, is left out.
+     */
     idleBytesPerConversation: number;
+    /** The same from the empty server, as measured before the slope (reads higher for a small count). */
+    idleBytesFromEmpty: number;
     idleCommands: CommandRate;
     endedLoad: LoadedConversations;
     ended: MemoryReading;
@@ -68,8 +79,11 @@ export interface FootprintReport {
   };
   baseline: {
     before: number;
+    /** After its first tranche, as replyflow's. */
+    first: number;
     load: LoadedConversations;
     after: MemoryReading;
+    /** The slope, from `first` to `after`. */
     bytesPerConversation: number;
   };
   durationMs: number;
@@ -140,7 +154,7 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
       census: await takeKeyCensus(redis, prefix, settings),
     };
     log(
-      `before: used_memory ${mib(before.usedMemory)}, ${before.census.keys} keys; loading ${settings.conversations.toLocaleString('en')} idle conversations`,
+      `before: used_memory ${mib(before.usedMemory)}, ${before.census.keys} keys, ${await functionsLoaded(redis)}; loading ${settings.conversations.toLocaleString('en')} idle conversations`,
     );
     const load = (label: string, keyword: string, count: number, firstPhone: number) =>
       loadConversations({
@@ -156,17 +170,32 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
         backlog: settings.backlog,
         log,
       });
-    const idleLoad = await load('idle', 'ECHO', settings.conversations, 0);
-    checkLoad('idle', idleLoad);
+    // The first tranche, then the rest: the bytes per conversation are the slope between the
+    // two readings, so that fixed costs arriving with the first traffic are not counted as
+    // per-conversation ones (they weigh a lot at a small count: 1,122 B at 5,000 conversations
+    // from the empty server, about 1,000 at 100,000).
+    const firstCount = firstTranche(settings.conversations);
+    const firstLoad =
+      firstCount > 0 ? await load('idle, first tranche', 'ECHO', firstCount, 0) : noLoad;
+    checkLoad('idle, first tranche', firstLoad);
+    const first = await readMemory(redis, prefix, settings);
+    log(
+      `first ${firstCount.toLocaleString('en')} idle conversations: used_memory ${mib(first.usedMemory)}; loading the other ${(settings.conversations - firstCount).toLocaleString('en')}`,
+    );
+    const restLoad = await load('idle', 'ECHO', settings.conversations - firstCount, firstCount);
+    checkLoad('idle', restLoad);
+    const idleLoad = sumLoads(firstLoad, restLoad);
     log(
       `idle conversations settled in ${seconds(idleLoad.settledMs)} (load ${seconds(idleLoad.loadMs)}); ` +
         `counting the idle SUT's Redis commands for ${settings.idleSeconds} s`,
     );
     const idleCommands = await countCommands(redis, settings.idleSeconds * 1000);
     const idle = await readMemory(redis, prefix, settings);
-    const idleBytesPerConversation = (idle.usedMemory - before.usedMemory) / idleLoad.conversations;
+    const idleBytesPerConversation = (idle.usedMemory - first.usedMemory) / restLoad.conversations;
+    const idleBytesFromEmpty = (idle.usedMemory - before.usedMemory) / idleLoad.conversations;
     log(
-      `idle: used_memory ${mib(idle.usedMemory)}, ${Math.round(idleBytesPerConversation)} B per conversation; ` +
+      `idle: used_memory ${mib(idle.usedMemory)}, ${Math.round(idleBytesPerConversation)} B per conversation ` +
+        `(${Math.round(idleBytesFromEmpty)} B from the empty server); ` +
         `loading ${settings.ended.toLocaleString('en')} ended conversations`,
     );
     const endedLoad = await load('ended', 'ONCE', settings.ended, settings.conversations);
@@ -206,22 +235,38 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
     stops.push(() => baselineSut.close());
     const baselineBefore = (await waitForStableMemory(baselineRedis)).bytes;
     log(`baseline: loading ${settings.baseline.toLocaleString('en')} conversations`);
-    const baselineLoad = await loadConversations({
-      label: 'baseline',
-      webhookUrl: baselineSut.ready.webhookUrl,
-      emulator: baselineEmulator,
-      redis: baselineRedis,
-      readyKeys: [],
-      keyword: 'ECHO',
-      count: settings.baseline,
-      firstPhone: 0,
-      concurrency: settings.concurrency,
-      backlog: settings.backlog,
-      log,
-    });
-    checkLoad('baseline', baselineLoad);
+    const loadBaseline = (label: string, count: number, firstPhone: number) =>
+      loadConversations({
+        label,
+        webhookUrl: baselineSut.ready.webhookUrl,
+        emulator: baselineEmulator,
+        redis: baselineRedis,
+        readyKeys: [],
+        keyword: 'ECHO',
+        count,
+        firstPhone,
+        concurrency: settings.concurrency,
+        backlog: settings.backlog,
+        log,
+      });
+    // Measured as replyflow's: the slope after a first tranche.
+    const baselineFirstCount = firstTranche(settings.baseline);
+    const baselineFirstLoad =
+      baselineFirstCount > 0
+        ? await loadBaseline('baseline, first tranche', baselineFirstCount, 0)
+        : noLoad;
+    checkLoad('baseline, first tranche', baselineFirstLoad);
+    const baselineFirst = (await readMemory(baselineRedis, prefix, settings)).usedMemory;
+    const baselineRestLoad = await loadBaseline(
+      'baseline',
+      settings.baseline - baselineFirstCount,
+      baselineFirstCount,
+    );
+    checkLoad('baseline', baselineRestLoad);
+    const baselineLoad = sumLoads(baselineFirstLoad, baselineRestLoad);
     const baselineAfter = await readMemory(baselineRedis, prefix, settings);
-    const baselineBytes = (baselineAfter.usedMemory - baselineBefore) / baselineLoad.conversations;
+    const baselineBytes =
+      (baselineAfter.usedMemory - baselineFirst) / baselineRestLoad.conversations;
     log(`baseline: ${Math.round(baselineBytes)} B per conversation`);
     await stopAll();
 
@@ -233,9 +278,12 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
       partitions,
       replyflow: {
         before,
+        firstLoad,
+        first,
         idleLoad,
         idle,
         idleBytesPerConversation,
+        idleBytesFromEmpty,
         idleCommands,
         endedLoad,
         ended,
@@ -244,6 +292,7 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
       },
       baseline: {
         before: baselineBefore,
+        first: baselineFirst,
         load: baselineLoad,
         after: baselineAfter,
         bytesPerConversation: baselineBytes,
@@ -272,6 +321,40 @@ async function startEmulator(
 }
 
 /** A load whose conversations did not all start would make every per-conversation figure wrong. */
+/**
+ * How many conversations of `count` are loaded and measured first: a twentieth, at least one
+ * and at most 2,000 (none of a single conversation: its slope is then from the empty server).
+ */
+export function firstTranche(count: number): number {
+  return count < 2 ? 0 : Math.max(1, Math.min(2_000, Math.floor(count / 20)));
+}
+
+/** A load of no conversation. */
+const noLoad: LoadedConversations = {
+  conversations: 0,
+  failed: 0,
+  retried: 0,
+  sms: 0,
+  statusNotifications: 0,
+  failedStatusAttempts: 0,
+  loadMs: 0,
+  settledMs: 0,
+};
+
+/** Two loads' counts together; their times end to end. */
+function sumLoads(a: LoadedConversations, b: LoadedConversations): LoadedConversations {
+  return {
+    conversations: a.conversations + b.conversations,
+    failed: a.failed + b.failed,
+    retried: a.retried + b.retried,
+    sms: a.sms + b.sms,
+    statusNotifications: a.statusNotifications + b.statusNotifications,
+    failedStatusAttempts: a.failedStatusAttempts + b.failedStatusAttempts,
+    loadMs: a.loadMs + b.loadMs,
+    settledMs: a.settledMs + b.settledMs,
+  };
+}
+
 function checkLoad(label: string, load: LoadedConversations): void {
   if (load.failed > 0) {
     throw new Error(`${label}: ${load.failed} notifications were never acknowledged`);
@@ -279,6 +362,13 @@ function checkLoad(label: string, load: LoadedConversations): void {
   if (load.sms !== load.conversations) {
     throw new Error(`${label}: ${load.sms} SMS for ${load.conversations} conversations`);
   }
+}
+
+/** How many Redis functions the SUT has loaded, and the memory INFO gives them. */
+async function functionsLoaded(redis: Redis): Promise<string> {
+  const info = await redis.info('memory');
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  return `${field('number_of_functions')} functions loaded (used_memory_functions ${field('used_memory_functions')} B)`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { hasRedisServer } from '../../support/throwaway-redis.ts';
 // emulator and replyflow in their own processes, real HTTP. It checks that the figures are
 // sane, not what they are (that is what the bench reports).
 describe.skipIf(!hasRedisServer)('the footprint bench', () => {
-  it('measures 200 idle and 20 ended conversations and the baseline', {
+  it('measures 200 idle (the slope after the first 10) and 20 ended conversations and the baseline', {
     timeout: 60_000,
   }, async () => {
     const lines: string[] = [];
@@ -32,6 +32,15 @@ describe.skipIf(!hasRedisServer)('the footprint bench', () => {
     expect(replyflow.endedLoad).toMatchObject({ conversations: 20, failed: 0, sms: 20 });
     expect(replyflow.conversations).toEqual({ 'bench-echo active': 200, 'bench-once done': 20 });
 
+    // The bytes per conversation are the slope from the first tranche (a twentieth: 10) to all.
+    expect(replyflow.firstLoad).toMatchObject({ conversations: 10, failed: 0, sms: 10 });
+    expect(replyflow.first.usedMemory).toBeGreaterThan(replyflow.before.usedMemory);
+    expect(replyflow.idle.usedMemory).toBeGreaterThan(replyflow.first.usedMemory);
+    expect(replyflow.idleBytesPerConversation).toBeCloseTo(
+      (replyflow.idle.usedMemory - replyflow.first.usedMemory) / 190,
+      6,
+    );
+    expect(replyflow.idleBytesFromEmpty).toBeGreaterThan(0);
     expect(replyflow.idleBytesPerConversation).toBeGreaterThan(0);
     expect(replyflow.endedBytesPerConversation).toBeGreaterThan(0);
     expect(baseline.bytesPerConversation).toBeGreaterThan(0);
@@ -46,7 +55,7 @@ describe.skipIf(!hasRedisServer)('the footprint bench', () => {
     expect(replyflow.idleCommands.windowMs).toBeGreaterThanOrEqual(1000);
 
     const printed = formatFootprintReport(report, machineInfo());
-    expect(printed).toMatch(/B per idle conversation/);
+    expect(printed).toMatch(/B per idle conversation\*\* \(from the first 10 to all/);
     expect(printed).toMatch(/ended matches the 20 loaded/);
     expect(printed).toMatch(/\| conv \| (string|hash) \| 200 \|/);
     // Phone numbers never appear in the progress lines or the report.
