@@ -156,35 +156,21 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
     log(
       `before: used_memory ${mib(before.usedMemory)}, ${before.census.keys} keys, ${await functionsLoaded(redis)}; loading ${settings.conversations.toLocaleString('en')} idle conversations`,
     );
-    const load = (label: string, keyword: string, count: number, firstPhone: number) =>
-      loadConversations({
-        label,
-        webhookUrl: sut.ready.webhookUrl,
-        emulator,
-        redis,
-        readyKeys,
-        keyword,
-        count,
-        firstPhone,
-        concurrency: settings.concurrency,
-        backlog: settings.backlog,
-        log,
-      });
-    // The first tranche, then the rest: the bytes per conversation are the slope between the
-    // two readings, so that fixed costs arriving with the first traffic are not counted as
-    // per-conversation ones (they weigh a lot at a small count: 1,122 B at 5,000 conversations
-    // from the empty server, about 1,000 at 100,000).
-    const firstCount = firstTranche(settings.conversations);
-    const firstLoad =
-      firstCount > 0 ? await load('idle, first tranche', 'ECHO', firstCount, 0) : noLoad;
-    checkLoad('idle, first tranche', firstLoad);
-    const first = await readMemory(redis, prefix, settings);
-    log(
-      `first ${firstCount.toLocaleString('en')} idle conversations: used_memory ${mib(first.usedMemory)}; loading the other ${(settings.conversations - firstCount).toLocaleString('en')}`,
+    const load = loaderOf({
+      webhookUrl: sut.ready.webhookUrl,
+      emulator,
+      redis,
+      readyKeys,
+      settings,
+    });
+    const tranches = await loadInTranches(
+      'idle',
+      settings.conversations,
+      (label, count, firstPhone) => load(label, 'ECHO', count, firstPhone),
+      () => readMemory(redis, prefix, settings),
+      log,
     );
-    const restLoad = await load('idle', 'ECHO', settings.conversations - firstCount, firstCount);
-    checkLoad('idle', restLoad);
-    const idleLoad = sumLoads(firstLoad, restLoad);
+    const { firstLoad, first, restLoad, all: idleLoad } = tranches;
     log(
       `idle conversations settled in ${seconds(idleLoad.settledMs)} (load ${seconds(idleLoad.loadMs)}); ` +
         `counting the idle SUT's Redis commands for ${settings.idleSeconds} s`,
@@ -235,35 +221,24 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
     stops.push(() => baselineSut.close());
     const baselineBefore = (await waitForStableMemory(baselineRedis)).bytes;
     log(`baseline: loading ${settings.baseline.toLocaleString('en')} conversations`);
-    const loadBaseline = (label: string, count: number, firstPhone: number) =>
-      loadConversations({
-        label,
-        webhookUrl: baselineSut.ready.webhookUrl,
-        emulator: baselineEmulator,
-        redis: baselineRedis,
-        readyKeys: [],
-        keyword: 'ECHO',
-        count,
-        firstPhone,
-        concurrency: settings.concurrency,
-        backlog: settings.backlog,
-        log,
-      });
+    const loadBaseline = loaderOf({
+      webhookUrl: baselineSut.ready.webhookUrl,
+      emulator: baselineEmulator,
+      redis: baselineRedis,
+      readyKeys: [],
+      settings,
+    });
     // Measured as replyflow's: the slope after a first tranche.
-    const baselineFirstCount = firstTranche(settings.baseline);
-    const baselineFirstLoad =
-      baselineFirstCount > 0
-        ? await loadBaseline('baseline, first tranche', baselineFirstCount, 0)
-        : noLoad;
-    checkLoad('baseline, first tranche', baselineFirstLoad);
-    const baselineFirst = (await readMemory(baselineRedis, prefix, settings)).usedMemory;
-    const baselineRestLoad = await loadBaseline(
+    const baselineTranches = await loadInTranches(
       'baseline',
-      settings.baseline - baselineFirstCount,
-      baselineFirstCount,
+      settings.baseline,
+      (label, count, firstPhone) => loadBaseline(label, 'ECHO', count, firstPhone),
+      () => readMemory(baselineRedis, prefix, settings),
+      log,
     );
-    checkLoad('baseline', baselineRestLoad);
-    const baselineLoad = sumLoads(baselineFirstLoad, baselineRestLoad);
+    const baselineFirst = baselineTranches.first.usedMemory;
+    const baselineRestLoad = baselineTranches.restLoad;
+    const baselineLoad = baselineTranches.all;
     const baselineAfter = await readMemory(baselineRedis, prefix, settings);
     const baselineBytes =
       (baselineAfter.usedMemory - baselineFirst) / baselineRestLoad.conversations;
@@ -340,6 +315,64 @@ const noLoad: LoadedConversations = {
   loadMs: 0,
   settledMs: 0,
 };
+
+type Load = (
+  label: string,
+  keyword: string,
+  count: number,
+  firstPhone: number,
+) => Promise<LoadedConversations>;
+
+/** `loadConversations` into one system under test, with the run's settings. */
+function loaderOf(target: {
+  webhookUrl: string;
+  emulator: BenchChild<unknown>;
+  redis: Redis;
+  readyKeys: string[];
+  settings: FootprintSettings;
+}): Load {
+  const { settings, ...into } = target;
+  return (label, keyword, count, firstPhone) =>
+    loadConversations({
+      ...into,
+      label,
+      keyword,
+      count,
+      firstPhone,
+      concurrency: settings.concurrency,
+      backlog: settings.backlog,
+      log: settings.log,
+    });
+}
+
+/**
+ * Loads `count` conversations in two tranches, `firstTranche(count)` then the rest, and reads
+ * the memory after the first: the bytes per conversation are then the slope from that reading
+ * to the last, without the fixed costs that come with the first traffic.
+ */
+async function loadInTranches(
+  label: string,
+  count: number,
+  load: (label: string, count: number, firstPhone: number) => Promise<LoadedConversations>,
+  read: () => Promise<MemoryReading>,
+  log: (line: string) => void,
+): Promise<{
+  firstLoad: LoadedConversations;
+  first: MemoryReading;
+  restLoad: LoadedConversations;
+  all: LoadedConversations;
+}> {
+  const firstCount = firstTranche(count);
+  const firstLoad = firstCount > 0 ? await load(`${label}, first tranche`, firstCount, 0) : noLoad;
+  checkLoad(`${label}, first tranche`, firstLoad);
+  const first = await read();
+  log(
+    `${label}: first ${firstCount.toLocaleString('en')} conversations, used_memory ${mib(first.usedMemory)}; loading the other ${(count - firstCount).toLocaleString('en')}`,
+  );
+  const restLoad = await load(label, count - firstCount, firstCount);
+  checkLoad(label, restLoad);
+  return { firstLoad, first, restLoad, all: sumLoads(firstLoad, restLoad) };
+}
 
 /** Two loads' counts together; their times end to end. */
 function sumLoads(a: LoadedConversations, b: LoadedConversations): LoadedConversations {
