@@ -115,10 +115,19 @@ export function formatFootprintReport(report: FootprintReport, machine: MachineI
   const baselineDelta = baseline.after.usedMemory - baseline.before;
   // The fixed part is where the slope meets zero conversations: the empty server, plus what
   // came with the first traffic whatever the count.
-  const fixed = rf.first.usedMemory - rf.idleBytesPerConversation * rf.firstLoad.conversations;
+  const interceptOf = (usedMemory: number, perConversation: number, conversations: number) =>
+    usedMemory - perConversation * conversations;
+  const fixed = interceptOf(
+    rf.idle.usedMemory,
+    rf.idleBytesPerConversation,
+    rf.idleLoad.conversations,
+  );
   const project = (n: number) => fixed + rf.idleBytesPerConversation * n;
-  const baselineFixed =
-    baseline.after.usedMemory - baseline.bytesPerConversation * baseline.load.conversations;
+  const baselineFixed = interceptOf(
+    baseline.after.usedMemory,
+    baseline.bytesPerConversation,
+    baseline.load.conversations,
+  );
   const endedRecords = rf.conversations[`${onceBot.id} done`] ?? 0;
   const activeRecords = rf.conversations[`${echoBot.id} active`] ?? 0;
   const waited = (reading: FootprintReport['replyflow']['idle']) =>

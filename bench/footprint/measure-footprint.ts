@@ -163,14 +163,19 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
       readyKeys,
       settings,
     });
-    const tranches = await loadInTranches(
+    const {
+      firstLoad,
+      first,
+      restLoad,
+      all: idleLoad,
+    } = await loadInTranches(
+      load,
       'idle',
+      'ECHO',
       settings.conversations,
-      (label, count, firstPhone) => load(label, 'ECHO', count, firstPhone),
       () => readMemory(redis, prefix, settings),
       log,
     );
-    const { firstLoad, first, restLoad, all: idleLoad } = tranches;
     log(
       `idle conversations settled in ${seconds(idleLoad.settledMs)} (load ${seconds(idleLoad.loadMs)}); ` +
         `counting the idle SUT's Redis commands for ${settings.idleSeconds} s`,
@@ -230,18 +235,18 @@ export async function measureFootprint(settings: FootprintSettings): Promise<Foo
     });
     // Measured as replyflow's: the slope after a first tranche.
     const baselineTranches = await loadInTranches(
+      loadBaseline,
       'baseline',
+      'ECHO',
       settings.baseline,
-      (label, count, firstPhone) => loadBaseline(label, 'ECHO', count, firstPhone),
       () => readMemory(baselineRedis, prefix, settings),
       log,
     );
     const baselineFirst = baselineTranches.first.usedMemory;
-    const baselineRestLoad = baselineTranches.restLoad;
     const baselineLoad = baselineTranches.all;
     const baselineAfter = await readMemory(baselineRedis, prefix, settings);
     const baselineBytes =
-      (baselineAfter.usedMemory - baselineFirst) / baselineRestLoad.conversations;
+      (baselineAfter.usedMemory - baselineFirst) / baselineTranches.restLoad.conversations;
     log(`baseline: ${Math.round(baselineBytes)} B per conversation`);
     await stopAll();
 
@@ -295,7 +300,6 @@ async function startEmulator(
   return emulator;
 }
 
-/** A load whose conversations did not all start would make every per-conversation figure wrong. */
 /**
  * How many conversations of `count` are loaded and measured first: a twentieth, at least one
  * and at most 2,000 (none of a single conversation: its slope is then from the empty server).
@@ -351,9 +355,10 @@ function loaderOf(target: {
  * to the last, without the fixed costs that come with the first traffic.
  */
 async function loadInTranches(
+  load: Load,
   label: string,
+  keyword: string,
   count: number,
-  load: (label: string, count: number, firstPhone: number) => Promise<LoadedConversations>,
   read: () => Promise<MemoryReading>,
   log: (line: string) => void,
 ): Promise<{
@@ -363,13 +368,14 @@ async function loadInTranches(
   all: LoadedConversations;
 }> {
   const firstCount = firstTranche(count);
-  const firstLoad = firstCount > 0 ? await load(`${label}, first tranche`, firstCount, 0) : noLoad;
+  const firstLoad =
+    firstCount > 0 ? await load(`${label}, first tranche`, keyword, firstCount, 0) : noLoad;
   checkLoad(`${label}, first tranche`, firstLoad);
   const first = await read();
   log(
     `${label}: first ${firstCount.toLocaleString('en')} conversations, used_memory ${mib(first.usedMemory)}; loading the other ${(count - firstCount).toLocaleString('en')}`,
   );
-  const restLoad = await load(label, count - firstCount, firstCount);
+  const restLoad = await load(label, keyword, count - firstCount, firstCount);
   checkLoad(label, restLoad);
   return { firstLoad, first, restLoad, all: sumLoads(firstLoad, restLoad) };
 }
@@ -388,6 +394,7 @@ function sumLoads(a: LoadedConversations, b: LoadedConversations): LoadedConvers
   };
 }
 
+/** A load whose conversations did not all start would make every per-conversation figure wrong. */
 function checkLoad(label: string, load: LoadedConversations): void {
   if (load.failed > 0) {
     throw new Error(`${label}: ${load.failed} notifications were never acknowledged`);

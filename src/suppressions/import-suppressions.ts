@@ -71,8 +71,8 @@ export async function importSuppressions(
 ): Promise<ImportSummary> {
   const summary: ImportSummary = { imported: 0, existing: 0, rejected: 0 };
   const batchSize = options.batchSize ?? 500;
+  // No `bom` option: decodeText (below) has dropped the byte order mark.
   const parser = parse({
-    bom: true,
     columns: headerOf,
     info: true,
     skip_empty_lines: true,
