@@ -257,7 +257,8 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
       logger,
       openTo: options.adminOpenTo,
     });
-    // A web role next to a worker hands it the conversations its ingests make ready.
+    // A web role next to a worker steps the replies of idle conversations in the request (the
+    // direct turn) and hands the worker the conversations its ingests make ready.
     server = createHardenedServer(
       createHttpListener({
         store,
@@ -268,6 +269,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         extra: [admin, ...extra],
         trustProxy: config.trustProxy,
         inboxHandOff: worker?.handOff,
+        ...(worker && { directTurn: worker.direct }),
         optsOut: (location, body) => optsOutWhateverBot(compliance(location), registry, body),
         ops,
         guard: options.guard,

@@ -5,14 +5,21 @@ import type { Clock } from '../scheduler/clock.ts';
 import type { Scheduler } from '../scheduler/create-scheduler.ts';
 import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
 import type {
+  ConversationRecord,
+  MailboxEvent,
+  MessageRecord,
+  ReplyEvent,
+} from '../store/records.ts';
+import type {
   Claim,
   ClaimWithView,
   CommitResult,
+  DirectCommitResult,
   InboxView,
   StepCommit,
   Store,
 } from '../store/store.ts';
-import type { InboxHandOff } from '../webhook/handle-notification.ts';
+import type { DirectTurn, InboxHandOff } from '../webhook/handle-notification.ts';
 import type { ComplianceRules } from './compliance-rules.ts';
 import { newRunId as defaultNewRunId } from './new-run-id.ts';
 import { runStep, type StepOutcome } from './run-step.ts';
@@ -64,6 +71,14 @@ export interface Worker {
   stop(): Promise<void>;
   /** Takes the inbox claims this process's web role made with its ingest (`inboxHandOff`). */
   readonly handOff: InboxHandOff;
+  /**
+   * A direct turn (DESIGN §3, "The direct turn"): steps a reply that no mailbox holds, in the
+   * web role's request, and commits it with `Store.commitDirect`. `committed` and `duplicate`
+   * leave nothing more to do but answer; `queue` (the conversation is busy or moved meanwhile,
+   * or the worker is stopping or has as many direct turns in flight as it has lanes) leaves
+   * the notification to the usual ingest, and nothing was written.
+   */
+  direct(event: ReplyEvent): Promise<DirectTurn>;
 }
 
 /**
@@ -75,12 +90,13 @@ export function createWorker(options: WorkerOptions): Worker {
   const { store, clock, logger } = options;
   const leaseMs = options.leaseMs ?? 30_000;
   const newRunId = options.newRunId ?? defaultNewRunId;
+  const concurrency = options.concurrency ?? 8;
   const consumer = createQueueConsumer({
     store,
     queue: 'inbox',
     clock,
     logger,
-    concurrency: options.concurrency ?? 8,
+    concurrency,
     leaseMs,
     idleMs: options.idleMs ?? 1_000,
     handle: drain,
@@ -90,30 +106,20 @@ export function createWorker(options: WorkerOptions): Worker {
   // the mailbox releases the claim with it.
   async function drain({ view: first, ...claim }: ClaimWithView<'inbox'>): Promise<void> {
     let released = false;
+    const save = (step: StepCommit, now: number) => store.commitStep(claim, step, now);
     try {
       let view: InboxView = first;
       while (view.next && consumer.running) {
         const event = view.next;
         const stepStartedAt = performance.now();
-        const run = (suppressed: boolean) =>
-          runStep({
-            event,
-            record: view.record,
-            // The store read the message this event is about with the view: no second call.
-            message: view.origin,
-            registry: options.registry,
-            now: clock.now(),
-            newRunId,
-            compliance: options.compliance?.(claim.location),
-            ...(suppressed && { suppressed }),
-            ...(options.hasSubscriptions?.(claim.location) && { events: true }),
-          });
+        // The store read the message this event is about with the view: no second call.
+        const run = (suppressed: boolean) => stepOf(event, view.record, view.origin, suppressed);
         let { commit, outcome } = run(false);
-        let committed = await commitOne(claim, commit);
+        let committed = await commitOne(commit, save);
         if (!committed.result.ok && committed.result.reason === 'suppressed') {
           // A start to a phone on the suppression list: the step again, knowing it (drops it).
           ({ commit, outcome } = run(true));
-          committed = await commitOne(claim, commit);
+          committed = await commitOne(commit, save);
         }
         const { result, committedAt } = committed;
         report(claim, event.id, event.kind, outcome);
@@ -124,15 +130,7 @@ export function createWorker(options: WorkerOptions): Worker {
           );
           return;
         }
-        if (result.outbox && !options.outboxHandOff?.offer(result.outbox, committedAt)) {
-          // The sender stopped meanwhile: any sender may take the outbox at once.
-          await store.release(result.outbox, clock.now());
-        }
-        const timers = commit.timers?.set ?? [];
-        if (timers.length > 0) {
-          options.scheduler?.armed(claim.partition, Math.min(...timers.map((t) => t.dueAt)));
-        }
-        options.onStep?.(outcome, claim, performance.now() - stepStartedAt);
+        await committedStep(claim, commit, outcome, result.outbox, committedAt, stepStartedAt);
         released = result.released === true;
         view = result.next ?? (await store.readInbox(claim));
       }
@@ -146,19 +144,87 @@ export function createWorker(options: WorkerOptions): Worker {
     }
   }
 
-  async function commitOne(
+  function stepOf(
+    event: MailboxEvent,
+    record: ConversationRecord | null,
+    message: MessageRecord | null,
+    suppressed: boolean,
+  ) {
+    return runStep({
+      event,
+      record,
+      message,
+      registry: options.registry,
+      now: clock.now(),
+      newRunId,
+      compliance: options.compliance?.(event.location),
+      ...(suppressed && { suppressed }),
+      ...(options.hasSubscriptions?.(event.location) && { events: true }),
+    });
+  }
+
+  /** After a committed step: its outbox to the sender, its timers to the scheduler, onStep. */
+  async function committedStep(
     claim: Claim,
     commit: StepCommit,
-  ): Promise<{ result: CommitResult; committedAt: number }> {
+    outcome: StepOutcome,
+    outbox: ClaimWithView<'outbox'> | undefined,
+    committedAt: number,
+    stepStartedAt: number,
+  ): Promise<void> {
+    if (outbox && !options.outboxHandOff?.offer(outbox, committedAt)) {
+      // The sender stopped meanwhile: any sender may take the outbox at once.
+      await store.release(outbox, clock.now());
+    }
+    const timers = commit.timers?.set ?? [];
+    if (timers.length > 0) {
+      options.scheduler?.armed(claim.partition, Math.min(...timers.map((t) => t.dueAt)));
+    }
+    options.onStep?.(outcome, claim, performance.now() - stepStartedAt);
+  }
+
+  // Each in the request that brought it: the web role bounds those (REPLYFLOW_MAX_INFLIGHT).
+  async function direct(event: ReplyEvent): Promise<DirectTurn> {
+    if (!consumer.running) return 'queue';
+    const view = await store.peekConversation(event, event.originSmsId);
+    if (!view) return 'queue';
+    const stepStartedAt = performance.now();
+    // No claim: the commit checks that nobody holds the conversation (the empty token).
+    const claim: Claim = {
+      location: event.location,
+      phone: event.phone,
+      queue: 'inbox',
+      partition: store.partitionOf(event.phone),
+      token: '',
+    };
+    let { commit, outcome } = stepOf(event, view.record, view.origin, false);
+    const save = (step: StepCommit, now: number) => store.commitDirect(event, step, now);
+    let committed = await commitOne(commit, save);
+    if (!committed.result.ok && committed.result.reason === 'suppressed') {
+      // A start to a phone on the suppression list: the step again, knowing it (drops it).
+      ({ commit, outcome } = stepOf(event, view.record, view.origin, true));
+      committed = await commitOne(commit, save);
+    }
+    const { result, committedAt } = committed;
+    if (!result.ok) return result.reason === 'duplicate' ? 'duplicate' : 'queue';
+    report(claim, event.id, event.kind, outcome);
+    await committedStep(claim, commit, outcome, result.outbox, committedAt, stepStartedAt);
+    return 'committed';
+  }
+
+  /** Commits a step with `save` (under the claim, or direct), holding a place in the sender. */
+  async function commitOne<R extends CommitResult | DirectCommitResult>(
+    commit: StepCommit,
+    save: (step: StepCommit, now: number) => Promise<R>,
+  ): Promise<{ result: R; committedAt: number }> {
     const handOff = options.outboxHandOff;
     // A place held in the sender for the outbox this commit may claim (only a commit that
     // queues messages can).
     const held = commit.outbound.length > 0 ? (handOff?.reserve(1) ?? 0) : 0;
     const committedAt = clock.now();
-    let result: CommitResult;
+    let result: R;
     try {
-      const step = held > 0 ? { ...commit, claimOutbox: { leaseMs } } : commit;
-      result = await store.commitStep(claim, step, committedAt);
+      result = await save(held > 0 ? { ...commit, claimOutbox: { leaseMs } } : commit, committedAt);
     } catch (error) {
       handOff?.unreserve(held);
       throw error;
@@ -203,6 +269,7 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     start: () => consumer.start(),
     stop: () => consumer.stop(),
+    direct,
     handOff: {
       leaseMs,
       reserve: (wanted) => consumer.reserve(wanted),

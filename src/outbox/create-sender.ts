@@ -556,12 +556,12 @@ export function createSender(options: SenderOptions) {
   ): Promise<Awaited<ReturnType<Store['recordSent']>>> {
     for (const pauseMs of [250, 1_000]) {
       try {
-        return await store.recordSent(claim, message.id, sent, now, counters);
+        return await store.recordSent(claim, message.id, sent, now, counters, message);
       } catch {
         await new Promise((resolve) => setTimeout(resolve, pauseMs));
       }
     }
-    return store.recordSent(claim, message.id, sent, now, counters);
+    return store.recordSent(claim, message.id, sent, now, counters, message);
   }
 
   async function handleFailure(

@@ -12,6 +12,7 @@ import type {
   MailboxEvent,
   MessageRecord,
   OutboundMessage,
+  ReplyEvent,
   StatusEvent,
   TimerRecord,
 } from './records.ts';
@@ -149,6 +150,27 @@ export interface Store extends CampaignStore, EventOutbox {
    */
   commitStep(claim: Claim, step: StepCommit, now: number): Promise<CommitResult>;
 
+  /**
+   * A direct turn's view (DESIGN §3, "The direct turn"): the record of `key`'s conversation and
+   * the record of the message `originSmsId` names (when replyflow sent it), read in one round
+   * trip under no claim, for a step the web role runs in the request itself. Resolves null when
+   * the conversation is busy: a worker holds it, or events wait in its mailbox (those go first,
+   * so the event goes through the mailbox as well).
+   */
+  peekConversation(key: ConversationKey, originSmsId?: string): Promise<DirectView | null>;
+
+  /**
+   * Commits the step of `event`, a reply that never went onto a mailbox (a direct turn: the
+   * notification is answered once this resolved, so a failure before leaves the service to
+   * deliver it again). Atomically: `busy` unless nobody holds the conversation and its mailbox
+   * is empty; `duplicate` when its recent applied log has `event.id` (an earlier delivery's turn
+   * was committed); `stale` unless the record's seq is `step.expectedSeq`; `suppressed` as for
+   * `commitStep`. Then everything `commitStep` writes (record, transcript, outbox and its claim
+   * with `claimOutbox`, timers, applied log, results, counters, events, suppression), with
+   * nothing popped and no claim to extend or release. Refused outcomes change nothing.
+   */
+  commitDirect(event: ReplyEvent, step: StepCommit, now: number): Promise<DirectCommitResult>;
+
   /** Reads, under an outbox claim, the first message and, when the "sent" guard already
    * holds an sms id for it, that id (the message must not be sent again). Like every outbox
    * view, it first drops the head messages that must not be sent at `now` (see `OutboxView`).
@@ -198,6 +220,8 @@ export interface Store extends CampaignStore, EventOutbox {
     record: MessageRecord,
     now: number,
     counters?: readonly CounterChange[],
+    /** The message sent, as the caller holds it: a driver may build what it writes from it. */
+    message?: OutboundMessage,
   ): Promise<RecordSentResult>;
 
   /** A transient failure, a head in doubt, or a message held back at send time: store the head
@@ -510,6 +534,18 @@ export interface ResultQuery {
 export type CommitResult =
   | { ok: true; next?: InboxView; released?: boolean; outbox?: ClaimWithView<'outbox'> }
   | { ok: false; reason: 'lost-lock' | 'stale' | 'suppressed' };
+
+/** What a direct turn's step starts from (`Store.peekConversation`). */
+export interface DirectView {
+  record: ConversationRecord | null;
+  /** The record of the message the reply answers, when replyflow sent it. */
+  origin: MessageRecord | null;
+}
+
+/** `commitDirect`'s answer: committed (with the outbox claim, as `commitStep`), or why not. */
+export type DirectCommitResult =
+  | { ok: true; outbox?: ClaimWithView<'outbox'> }
+  | { ok: false; reason: 'busy' | 'duplicate' | 'stale' | 'suppressed' };
 
 /**
  * `recordSent`'s answer: on success, the outbox's next view (after the pop), and whether the

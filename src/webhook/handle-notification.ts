@@ -3,6 +3,7 @@ import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { HandOff } from '../store/create-queue-consumer.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
+import type { ReplyEvent } from '../store/records.ts';
 import type { IngestItem, Store } from '../store/store.ts';
 import { StoreRefusedError, StoreUnavailableError } from '../store/store-errors.ts';
 import { storeOutage } from '../store/store-outage.ts';
@@ -27,7 +28,19 @@ export interface NotificationDeps {
    * STOP as delivered.
    */
   optsOut?: (location: string, body: string) => string | undefined;
+  /**
+   * The worker of this process (`Worker.direct`): a notification of one reply is stepped and
+   * committed in the request itself when its conversation is idle (DESIGN §3, "The direct
+   * turn"), and answered once committed; otherwise it is ingested as usual.
+   */
+  directTurn?: (event: ReplyEvent) => Promise<DirectTurn>;
 }
+
+/**
+ * What a direct turn did (`NotificationDeps.directTurn`): committed, or found committed before
+ * (a redelivery), or left to the ingest (nothing written).
+ */
+export type DirectTurn = 'committed' | 'duplicate' | 'queue';
 
 /** Where the ingest's inbox claims go: the process's worker, and the lease to claim with. */
 export type InboxHandOff = HandOff<'inbox'> & { readonly leaseMs: number };
@@ -87,6 +100,29 @@ export async function handleNotification(
       await deps.store.pushDeadLetter(deadLetterOf(location, raw, reason, now));
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
+    const only = items.length === 1 && rejected.length === 0 ? items[0]!.event : undefined;
+    // An opt-out keeps its path: suppressed here before the 200 (markOptOuts), then stepped.
+    if (
+      deps.directTurn &&
+      only?.kind === 'reply' &&
+      deps.optsOut?.(only.location, only.body) === undefined
+    ) {
+      // Committed in the request: durable before the 200 as an ingest would be, one Redis
+      // script call less for the turn.
+      const turn = await deps.directTurn(only);
+      if (turn !== 'queue') {
+        storeOutage(deps.store).answered(deps.logger);
+        const duplicate = turn === 'duplicate';
+        return {
+          status: 200,
+          message: duplicate ? 'duplicate: already received' : 'received',
+          duplicate,
+          accepted: duplicate ? 0 : 1,
+          rejected: 0,
+          type: 'reply',
+        };
+      }
+    }
     const handOff = deps.inboxHandOff;
     // Places held in the worker for the claims this ingest may make, so that concurrent
     // requests never claim more than its lanes can take.

@@ -9,7 +9,7 @@ import {
   statusRank,
 } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { ClaimWithView, QueueView, Store } from '../store.ts';
+import type { Claim, ClaimWithView, QueueView, StepCommit, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
 import { recordState } from '../transcript.ts';
@@ -19,7 +19,15 @@ import { outboxBands } from './outbox-bands.ts';
 
 type InboxOperations = Pick<
   Store,
-  'ingest' | 'claim' | 'claimMany' | 'nextReadyAt' | 'release' | 'readInbox' | 'commitStep'
+  | 'ingest'
+  | 'claim'
+  | 'claimMany'
+  | 'nextReadyAt'
+  | 'release'
+  | 'readInbox'
+  | 'commitStep'
+  | 'peekConversation'
+  | 'commitDirect'
 >;
 
 /** How many ingests pass between sweeps of expired sent guards, early status lists and unrecorded sends. */
@@ -54,6 +62,92 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
     }
     return claims;
   };
+
+  /**
+   * What a committed step writes, as commit-step-17.lua writes it (the checks and the mailbox
+   * are the caller's): record, transcript, results, counters, events, suppression, outbox and
+   * its claim for the caller's sender, timers, applied log. Answers the outbox claim, if any.
+   */
+  function applyStep(
+    claim: Claim,
+    head: MailboxEvent | null,
+    step: StepCommit,
+    now: number,
+  ): ClaimWithView<'outbox'> | undefined {
+    const id = conversationId(claim);
+    const headKind = head?.kind;
+    if (step.record) state.conversations.set(id, storableJson(step.record));
+    // As commit-step-17.lua: a reply the step wrote a record for, with the state it left.
+    if (step.record && head?.kind === 'reply') {
+      const entry = {
+        at: head.receivedAt,
+        body: head.body,
+        stateAfter: recordState(step.record),
+      };
+      state.addTranscriptEntry(id, { direction: 'in', ...entry });
+    }
+    for (const result of step.results ?? []) {
+      state.results.set(result.runId, storableJson(result));
+    }
+    state.changeCounters(claim.partition, step.counters);
+    if (step.events) state.eventOutboxes[claim.partition]!.queue(step.events, now);
+    if (step.recipient) skipStartedRecipient(state, claim.partition, step.recipient);
+    // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
+    if (step.suppression === 'add') {
+      const reason = step.suppressionReason;
+      state.suppressed.set(id, suppressionValue({ at: now, reason, source: 'stop' }));
+    }
+    if (step.suppression === 'remove') state.suppressed.delete(id);
+    let outbox: ClaimWithView<'outbox'> | undefined;
+    if (step.outbound.length > 0) {
+      const wasEmpty = queues.outbox.items(id).length === 0;
+      const held = (m: OutboundMessage | null) => (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
+      // A message that may go now passes those held for quiet hours: an outbox nobody holds,
+      // waiting for its held head, is made ready now (as commit-step-17.lua does).
+      let madeReady = false;
+      if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
+        madeReady = queues.outbox.readyBy(id, claim.partition, now);
+      }
+      const outbound = step.outbound.map((message) => storableJson(message));
+      if (queues.outbox.append(id, claim.partition, outbound, now)) madeReady = true;
+      const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
+      const token = lease ? newToken() : '';
+      if (lease && queues.outbox.claimId(id, claim.partition, lease, now, token)) {
+        // Handed to the caller's sender: claimed, not announced, as the Redis script does.
+        outbox = {
+          queue: 'outbox',
+          partition: claim.partition,
+          token,
+          ...parseConversationId(id),
+          view: state.outboxView(claim, now),
+        };
+      } else if (madeReady) {
+        // As the Redis script: announced only when this made the outbox ready sooner.
+        listeners.emit('outbox', claim.partition);
+      }
+    }
+    const timers = state.timersOf(claim.partition);
+    for (const timer of step.timers?.set ?? []) timers.set(id, timer);
+    const armedAt = Math.min(...(step.timers?.set ?? []).map((timer) => timer.dueAt));
+    if (Number.isFinite(armedAt) && state.timerListeners.size > 0) {
+      const partition = claim.partition;
+      queueMicrotask(() => {
+        for (const listener of state.timerListeners) listener(partition, armedAt);
+      });
+    }
+    for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
+    // The applied log, as commit-step-17.lua keeps it: bounded by count and time, statuses
+    // left out (their record's rank already keeps them once).
+    if (headKind !== 'status') {
+      const log = state.applied.get(id);
+      const ids = log && now - log.at <= storeLimits.appliedWindowMs ? log.ids : [];
+      state.applied.set(id, {
+        at: now,
+        ids: [...ids, step.eventId].slice(-storeLimits.appliedLogCap),
+      });
+    }
+    return outbox;
+  }
 
   return {
     async ingest(_notificationId, items, now, claimFor) {
@@ -190,79 +284,8 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       if (step.unlessSuppressed && state.suppressed.has(id))
         return { ok: false, reason: 'suppressed' };
       const head = state.head<MailboxEvent>('inbox', claim);
-      const headKind = head?.kind;
-      if (step.record) state.conversations.set(id, storableJson(step.record));
-      // As commit-step-17.lua: a reply the step wrote a record for, with the state it left.
-      if (step.record && head?.kind === 'reply') {
-        const entry = {
-          at: head.receivedAt,
-          body: head.body,
-          stateAfter: recordState(step.record),
-        };
-        state.addTranscriptEntry(id, { direction: 'in', ...entry });
-      }
       queues.inbox.pop(id);
-      for (const result of step.results ?? []) {
-        state.results.set(result.runId, storableJson(result));
-      }
-      state.changeCounters(claim.partition, step.counters);
-      if (step.events) state.eventOutboxes[claim.partition]!.queue(step.events, now);
-      if (step.recipient) skipStartedRecipient(state, claim.partition, step.recipient);
-      // Before the outbox is read: an opt-out's own confirmation goes out, nothing else does.
-      if (step.suppression === 'add') {
-        const reason = step.suppressionReason;
-        state.suppressed.set(id, suppressionValue({ at: now, reason, source: 'stop' }));
-      }
-      if (step.suppression === 'remove') state.suppressed.delete(id);
-      let outbox: ClaimWithView<'outbox'> | undefined;
-      if (step.outbound.length > 0) {
-        const wasEmpty = queues.outbox.items(id).length === 0;
-        const held = (m: OutboundMessage | null) =>
-          (m?.holdUntil ?? Number.NEGATIVE_INFINITY) > now;
-        // A message that may go now passes those held for quiet hours: an outbox nobody holds,
-        // waiting for its held head, is made ready now (as commit-step-17.lua does).
-        let madeReady = false;
-        if (!wasEmpty && step.outbound.some((m) => !held(m)) && held(state.head('outbox', claim))) {
-          madeReady = queues.outbox.readyBy(id, claim.partition, now);
-        }
-        const outbound = step.outbound.map((message) => storableJson(message));
-        if (queues.outbox.append(id, claim.partition, outbound, now)) madeReady = true;
-        const lease = wasEmpty ? step.claimOutbox?.leaseMs : undefined;
-        const token = lease ? newToken() : '';
-        if (lease && queues.outbox.claimId(id, claim.partition, lease, now, token)) {
-          // Handed to the caller's sender: claimed, not announced, as the Redis script does.
-          outbox = {
-            queue: 'outbox',
-            partition: claim.partition,
-            token,
-            ...parseConversationId(id),
-            view: state.outboxView(claim, now),
-          };
-        } else if (madeReady) {
-          // As the Redis script: announced only when this made the outbox ready sooner.
-          listeners.emit('outbox', claim.partition);
-        }
-      }
-      const timers = state.timersOf(claim.partition);
-      for (const timer of step.timers?.set ?? []) timers.set(id, timer);
-      const armedAt = Math.min(...(step.timers?.set ?? []).map((timer) => timer.dueAt));
-      if (Number.isFinite(armedAt) && state.timerListeners.size > 0) {
-        const partition = claim.partition;
-        queueMicrotask(() => {
-          for (const listener of state.timerListeners) listener(partition, armedAt);
-        });
-      }
-      for (const timerId of step.timers?.cancel ?? []) timers.cancel(id, timerId);
-      // The applied log, as commit-step-17.lua keeps it: bounded by count and time, statuses
-      // left out (their record's rank already keeps them once).
-      if (headKind !== 'status') {
-        const log = state.applied.get(id);
-        const ids = log && now - log.at <= storeLimits.appliedWindowMs ? log.ids : [];
-        state.applied.set(id, {
-          at: now,
-          ids: [...ids, step.eventId].slice(-storeLimits.appliedLogCap),
-        });
-      }
+      const outbox = applyStep(claim, head, step, now);
       // The drain is over when the mailbox is empty: released here, as the Redis script does.
       if (queues.inbox.items(id).length === 0) {
         queues.inbox.release(id, claim.partition, claim.token, now, now);
@@ -275,6 +298,42 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       }
       queues.inbox.extend(id, claim.partition, now);
       return { ok: true, next: state.inboxView(claim), released: false, ...(outbox && { outbox }) };
+    },
+
+    async peekConversation(key, originSmsId) {
+      const id = conversationId(key);
+      if (queues.inbox.items(id).length > 0 || queues.inbox.locked(id)) return null;
+      const view = state.inboxView(key);
+      const origin =
+        originSmsId === undefined
+          ? null
+          : parse<MessageRecord>(state.messages.get(state.inPartition(key.phone, originSmsId)));
+      return { record: view.record, origin: origin ?? null };
+    },
+
+    async commitDirect(event, step, now) {
+      const { location, phone } = event;
+      const partition = state.partitionOf(phone);
+      const claim = { location, phone, queue: 'inbox' as const, partition, token: '' };
+      checkStepCommit(claim, step);
+      if (step.eventId !== event.id) {
+        throw new TypeError(`a direct commit of event '${event.id}' names '${step.eventId}'`);
+      }
+      const id = conversationId(claim);
+      // As commit-step-17.lua's direct mode: busy, then a redelivery, then the fencing.
+      if (queues.inbox.items(id).length > 0 || queues.inbox.locked(id)) {
+        return { ok: false, reason: 'busy' };
+      }
+      const log = state.applied.get(id);
+      if (log && now - log.at <= storeLimits.appliedWindowMs && log.ids.includes(event.id)) {
+        return { ok: false, reason: 'duplicate' };
+      }
+      const seq = parse<{ seq: number }>(state.conversations.get(id))?.seq ?? 0;
+      if (seq !== step.expectedSeq) return { ok: false, reason: 'stale' };
+      if (step.unlessSuppressed && state.suppressed.has(id))
+        return { ok: false, reason: 'suppressed' };
+      const outbox = applyStep(claim, event, step, now);
+      return { ok: true, ...(outbox && { outbox }) };
     },
   };
 }

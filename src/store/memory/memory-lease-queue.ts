@@ -156,6 +156,11 @@ export class MemoryLeaseQueue {
     return true;
   }
 
+  /** Whether some claim holds the conversation's lock. */
+  locked(id: string): boolean {
+    return this.locks.has(id);
+  }
+
   holds(id: string, token: string): boolean {
     return this.locks.get(id)?.token === token;
   }

@@ -129,7 +129,7 @@ export function storedTimer(timer: TimerRecord, recordRunId: string | undefined)
 }
 
 /** A stored value cut into its five lines, none decoded yet. */
-interface ValueLines {
+export interface ValueLines {
   seq: number;
   applied: string;
   timers: string;
@@ -139,7 +139,7 @@ interface ValueLines {
 }
 
 /** Cuts a stored conversation value into its lines; null for none (`''` or nil from a script). */
-function valueLines(stored: unknown): ValueLines | null {
+export function valueLines(stored: unknown): ValueLines | null {
   if (stored === '' || stored === null || stored === undefined) return null;
   if (typeof stored !== 'string') {
     throw new Error(`unexpected Redis reply ${String(stored)}: expected a conversation value`);
@@ -165,6 +165,12 @@ function valueLines(stored: unknown): ValueLines | null {
     record: fifth < 0 ? stored.slice(fourth + 1) : stored.slice(fourth + 1, fifth),
     transcript: fifth < 0 ? '' : stored.slice(fifth + 1),
   };
+}
+
+/** A stored value from its lines, as `conversationValue` in lib/conversation-parts.lua writes it. */
+export function joinValueLines(lines: ValueLines): string {
+  const head = `${lines.seq}\n${lines.applied}\n${lines.timers}\n${lines.messages}\n${lines.record}`;
+  return lines.transcript === '' ? head : `${head}\n${lines.transcript}`;
 }
 
 /** The record of a value's last line, with what the key and the seq line say put back. */
@@ -245,4 +251,26 @@ export function conversationRecordOf(
 ): ConversationRecord | null {
   const lines = valueLines(stored);
   return lines && recordOf(lines, key);
+}
+
+/**
+ * The record of a stored conversation value and the stored record (message-value.ts) of sms
+ * `smsId` when its messages line holds it (`undefined` when it does not: the sms has a key of
+ * its own, or none), as `lib/message-of.lua` finds it; null for no value. Only the messages
+ * line is decoded, and only when it names the sms.
+ */
+export function directViewOf(
+  stored: unknown,
+  key: ConversationKey,
+  smsId: string | undefined,
+): { record: ConversationRecord | null; message: string | undefined } | null {
+  const lines = valueLines(stored);
+  if (!lines) return null;
+  let message: string | undefined;
+  if (smsId !== undefined && lines.messages.includes(JSON.stringify(smsId))) {
+    for (const [id, rank, sent, record] of JSON.parse(lines.messages) as MessageEntry[]) {
+      if (id === smsId) message = `${rank}${sent}${storableJson(record)}`;
+    }
+  }
+  return { record: recordOf(lines, key), message };
 }

@@ -18,6 +18,7 @@ import { redisSuppressionOperations } from './redis-suppression-operations.ts';
 import { redisTimerOperations } from './redis-timer-operations.ts';
 import { redisTranscriptOperations } from './redis-transcript-operations.ts';
 import { defineStoreScripts } from './store-scripts.ts';
+import { createValueCache } from './value-cache.ts';
 
 export { clusterOptionsForStore, connectRedisCluster } from './connect-redis-cluster.ts';
 export { redisOptionsForStore } from './redis-options-for-store.ts';
@@ -66,6 +67,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     partitionOf: (phone) => partitionOf(phone, partitions),
     newToken: options.newToken ?? randomUUID,
     retention: storeRetention(options.retention),
+    values: createValueCache(),
   };
   const ready = createReadySubscription({
     redis,

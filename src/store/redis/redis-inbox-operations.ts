@@ -2,16 +2,29 @@ import { checkStepCommit } from '../check-step-commit.ts';
 import { parseConversationId } from '../conversation-id.ts';
 import { groupByPartition } from '../group-by-partition.ts';
 import { statusRecordOf } from '../message-status.ts';
-import { type MailboxEvent, type OutboundMessage, statusRank } from '../records.ts';
+import {
+  type ConversationKey,
+  type MailboxEvent,
+  type OutboundMessage,
+  type ReplyEvent,
+  statusRank,
+} from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { ClaimWithView, QueueView, Store } from '../store.ts';
+import type {
+  Claim,
+  ClaimWithView,
+  DirectCommitResult,
+  QueueView,
+  StepCommit,
+  Store,
+} from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
 import { recordState } from '../transcript.ts';
-import { conversationBody, storedTimer } from './conversation-value.ts';
+import { conversationBody, directViewOf, storedTimer } from './conversation-value.ts';
 import { counterChangesJson } from './counter-changes-json.ts';
 import { eventValue } from './event-value.ts';
-import { messageBody } from './message-value.ts';
+import { messageBody, messageRecordOf } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import {
   isCluster,
@@ -19,15 +32,25 @@ import {
   type RedisStoreContext,
   withStoreErrors,
 } from './redis-store-context.ts';
+import { transcriptListKept } from './transcript-line-with.ts';
+import { valueAfterStep } from './value-after-step.ts';
 
 type InboxOperations = Pick<
   Store,
-  'ingest' | 'claim' | 'claimMany' | 'nextReadyAt' | 'release' | 'readInbox' | 'commitStep'
+  | 'ingest'
+  | 'claim'
+  | 'claimMany'
+  | 'nextReadyAt'
+  | 'release'
+  | 'readInbox'
+  | 'commitStep'
+  | 'peekConversation'
+  | 'commitDirect'
 >;
 
 /** Ingest, the lease queue operations (both queues) and the step commit, over the Lua scripts. */
 export function redisInboxOperations(context: RedisStoreContext): InboxOperations {
-  const { redis, keys, scripts } = context;
+  const { redis, keys, scripts, values } = context;
 
   const claimMany: Store['claimMany'] = async (queue, partition, leaseMs, now, max, options) => {
     if (!Number.isInteger(leaseMs) || leaseMs <= 0) {
@@ -82,6 +105,212 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       });
     }
     return claims;
+  };
+
+  /** Where an outbox claim handed over by a commit goes (`commit-step-17.lua`'s reply). */
+  const handedOutbox = (
+    key: ConversationKey,
+    partition: number,
+    token: string,
+    view: unknown[],
+  ): ClaimWithView<'outbox'> | undefined => {
+    const message = jsonOrNull<OutboundMessage>(view[4]);
+    const dropped = jsonOrNull<unknown[]>(view[6]);
+    if (!message && !dropped) return undefined;
+    return {
+      queue: 'outbox',
+      partition,
+      token,
+      location: key.location,
+      phone: key.phone,
+      view: outboxViewOf([view[4], view[5], '', view[6]]),
+    };
+  };
+
+  /**
+   * The keys and arguments of `commit-step-17.lua` for a step: under a claim's token, or direct
+   * (the empty token, the event's JSON last).
+   */
+  const stepCall = (
+    token: string,
+    key: ConversationKey,
+    step: StepCommit,
+    now: number,
+    directEventJson?: string,
+  ) => {
+    const c = keys.conversation(key);
+    const scriptKeys = [
+      c.lock('inbox'),
+      c.list('inbox'),
+      c.record,
+      c.ready('inbox'),
+      c.list('outbox'),
+      c.ready('outbox'),
+      c.messagePrefix,
+      c.timers,
+      c.lock('outbox'),
+      c.suppressed,
+      c.sends,
+      c.resultPrefix,
+      c.resultsPrefix,
+      c.countersPrefix,
+      c.recipientsPrefix,
+      c.events,
+      c.eventsDue,
+    ];
+    const outboxToken = step.claimOutbox ? context.newToken() : '';
+    const timers = step.timers ?? { set: [], cancel: [] };
+    const { retention } = context;
+    const args = [
+      token,
+      step.eventId,
+      step.expectedSeq,
+      step.record ? conversationBody(step.record) : '',
+      step.record?.seq ?? 0,
+      now,
+      storeLimits.appliedLogCap,
+      c.id,
+      keys.readyChannel,
+      c.readyMessage('outbox'),
+      outboxToken,
+      step.claimOutbox?.leaseMs ?? 0,
+      step.outbound.length,
+      ...step.outbound.map((message) => storableJson(message)),
+      timers.set.length > 0
+        ? storableJson(timers.set.map((timer) => storedTimer(timer, step.record?.runId)))
+        : '',
+      timers.cancel.length > 0 ? storableJson(timers.cancel) : '',
+      // An ended conversation is kept for the retention; an active one until it ends, and
+      // an opted-out phone's record until it opts in (it is what keeps any conversation
+      // from starting: compliance, like the suppressed: key).
+      step.record && step.record.status !== 'active' && !step.record.suppressed
+        ? retention.conversationsMs
+        : 0,
+      storeLimits.appliedWindowMs,
+      step.suppression ?? '',
+      step.suppression === 'add'
+        ? suppressionValue({ at: now, reason: step.suppressionReason, source: 'stop' })
+        : '',
+      messageTtl(context),
+      storeLimits.dropsPerView,
+      step.results?.length
+        ? storableJson(
+            step.results.map((result) => ({
+              runId: result.runId,
+              botId: result.bot,
+              score: result.endedAt ?? result.startedAt,
+              json: storableJson(result),
+            })),
+          )
+        : '',
+      retention.resultsMs,
+      step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
+      counterChangesJson(step.counters),
+      step.recipient
+        ? storableJson({
+            k: `${step.recipient.campaign}:${step.recipient.start.chunk}`,
+            c: `camp:${step.recipient.campaign}`,
+            r: step.recipient.start.row,
+            v: step.recipient.start.revision,
+            s: step.recipient.state,
+            why: step.recipient.reason,
+          })
+        : '',
+      step.unlessSuppressed ? '1' : '',
+      retention.conversationsMs,
+      // The state a reply's step left, for its transcript entry (the script knows the reply).
+      step.record ? storableJson(recordState(step.record)) : '',
+      storeLimits.transcriptEntries,
+      step.events?.length
+        ? storableJson(step.events.map((event) => [event.id, eventValue(event, now)]))
+        : '',
+      ...(directEventJson === undefined ? [] : [directEventJson]),
+    ];
+    return { keys: scriptKeys, args, outboxToken, id: c.id };
+  };
+
+  /**
+   * A direct step committed with its value built here (value-after-step.ts) and written by
+   * `commit-direct-11.lua` when it is still the value the step was computed on (read by the
+   * turn's `peekConversation`); undefined when the step is not of that usual kind, or the value
+   * moved meanwhile: `commit-step-17.lua` merges it then.
+   */
+  const commitBuilt = async (
+    claim: Claim,
+    event: ReplyEvent,
+    step: StepCommit,
+    now: number,
+  ): Promise<DirectCommitResult | undefined> => {
+    const c = keys.conversation(claim);
+    const known = values.get(c.id);
+    if (known === undefined || !builtStep(step, now)) return undefined;
+    const built = valueAfterStep(known, event, step, now, context.retention.conversationsMs);
+    if (built === 'duplicate') return { ok: false, reason: 'duplicate' };
+    if (built === undefined || built === 'stale') return undefined;
+    const first = step.outbound[0];
+    const guard = first?.loopGuard;
+    const checks =
+      !first || first.compliance === 'opt-out' || first.contact
+        ? ''
+        : guard && first.compliance !== 'help'
+          ? 'sg'
+          : 's';
+    const outboxToken = step.claimOutbox && first ? context.newToken() : '';
+    const scriptKeys = [
+      c.lock('inbox'),
+      c.list('inbox'),
+      c.record,
+      c.transcript(),
+      c.list('outbox'),
+      c.lock('outbox'),
+      c.ready('outbox'),
+      c.suppressed,
+      c.sends,
+      c.timers,
+      c.countersPrefix,
+    ];
+    const args = [
+      known,
+      built.value,
+      built.ttlMs,
+      c.id,
+      now,
+      outboxToken,
+      step.claimOutbox?.leaseMs ?? 0,
+      built.armAt ?? '',
+      built.timersGone ? '1' : '',
+      keys.readyChannel,
+      c.readyMessage('outbox'),
+      counterChangesJson(step.counters),
+      context.retention.conversationsMs,
+      checks,
+      guard?.max ?? '',
+      guard?.windowMs ?? '',
+      transcriptListKept(),
+      built.spilled.length,
+      ...built.spilled,
+      step.outbound.length,
+      ...step.outbound.map((message) => storableJson(message)),
+    ];
+    const [status, handed] = (await withStoreErrors('commitDirect', () =>
+      scripts.run('commit-direct', scriptKeys, args),
+    )) as [string, number?];
+    if (status === 'busy') return { ok: false, reason: 'busy' };
+    if (status !== 'ok') return undefined;
+    // What the send of its messages builds its value on (recordSent).
+    values.set(c.id, built.value);
+    if (handed !== 1 || !first) return { ok: true };
+    return {
+      ok: true,
+      outbox: {
+        queue: 'outbox',
+        partition: claim.partition,
+        token: outboxToken,
+        location: claim.location,
+        phone: claim.phone,
+        view: { message: first, sentSmsId: null },
+      },
+    };
   };
 
   return {
@@ -241,119 +470,73 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 
     async commitStep(claim, step, now) {
       checkStepCommit(claim, step);
-      const c = keys.conversation(claim);
-      const scriptKeys = [
-        c.lock('inbox'),
-        c.list('inbox'),
-        c.record,
-        c.ready('inbox'),
-        c.list('outbox'),
-        c.ready('outbox'),
-        c.messagePrefix,
-        c.timers,
-        c.lock('outbox'),
-        c.suppressed,
-        c.sends,
-        c.resultPrefix,
-        c.resultsPrefix,
-        c.countersPrefix,
-        c.recipientsPrefix,
-        c.events,
-        c.eventsDue,
-      ];
-      const outboxToken = step.claimOutbox ? context.newToken() : '';
-      const timers = step.timers ?? { set: [], cancel: [] };
-      const { retention } = context;
-      const args = [
-        claim.token,
-        step.eventId,
-        step.expectedSeq,
-        step.record ? conversationBody(step.record) : '',
-        step.record?.seq ?? 0,
-        now,
-        storeLimits.appliedLogCap,
-        c.id,
-        keys.readyChannel,
-        c.readyMessage('outbox'),
-        outboxToken,
-        step.claimOutbox?.leaseMs ?? 0,
-        step.outbound.length,
-        ...step.outbound.map((message) => storableJson(message)),
-        timers.set.length > 0
-          ? storableJson(timers.set.map((timer) => storedTimer(timer, step.record?.runId)))
-          : '',
-        timers.cancel.length > 0 ? storableJson(timers.cancel) : '',
-        // An ended conversation is kept for the retention; an active one until it ends, and
-        // an opted-out phone's record until it opts in (it is what keeps any conversation
-        // from starting: compliance, like the suppressed: key).
-        step.record && step.record.status !== 'active' && !step.record.suppressed
-          ? retention.conversationsMs
-          : 0,
-        storeLimits.appliedWindowMs,
-        step.suppression ?? '',
-        step.suppression === 'add'
-          ? suppressionValue({ at: now, reason: step.suppressionReason, source: 'stop' })
-          : '',
-        messageTtl(context),
-        storeLimits.dropsPerView,
-        step.results?.length
-          ? storableJson(
-              step.results.map((result) => ({
-                runId: result.runId,
-                botId: result.bot,
-                score: result.endedAt ?? result.startedAt,
-                json: storableJson(result),
-              })),
-            )
-          : '',
-        retention.resultsMs,
-        step.outbound.some((m) => !(m.holdUntil !== undefined && m.holdUntil > now)) ? '1' : '',
-        counterChangesJson(step.counters),
-        step.recipient
-          ? storableJson({
-              k: `${step.recipient.campaign}:${step.recipient.start.chunk}`,
-              c: `camp:${step.recipient.campaign}`,
-              r: step.recipient.start.row,
-              v: step.recipient.start.revision,
-              s: step.recipient.state,
-              why: step.recipient.reason,
-            })
-          : '',
-        step.unlessSuppressed ? '1' : '',
-        retention.conversationsMs,
-        // The state a reply's step left, for its transcript entry (the script knows the reply).
-        step.record ? storableJson(recordState(step.record)) : '',
-        storeLimits.transcriptEntries,
-        step.events?.length
-          ? storableJson(step.events.map((event) => [event.id, eventValue(event, now)]))
-          : '',
-      ];
+      const call = stepCall(claim.token, claim, step, now);
+      // A step that writes nothing but its event (a delivery report no bot state moves on)
+      // leaves the value as it was: what this process knew of it stays.
+      if (writesValue(step)) values.delete(call.id);
       const [status, ...view] = (await withStoreErrors('commitStep', () =>
-        scripts.run('commit-step', scriptKeys, args),
+        scripts.run('commit-step', call.keys, call.args),
       )) as unknown[];
       if (status === 'lost-lock' || status === 'stale' || status === 'suppressed') {
         return { ok: false, reason: status };
       }
-      const outbox = jsonOrNull<OutboundMessage>(view[4]);
-      const handedDropped = jsonOrNull<unknown[]>(view[6]);
       const next = inboxViewOf(view, claim);
       // The script sends the record back only when the step left it as it was.
       if (step.record) next.record = step.record;
-      return {
-        ok: true,
-        next,
-        released: view[3] === 1,
-        ...((outbox || handedDropped) && {
-          outbox: {
-            queue: 'outbox' as const,
-            partition: claim.partition,
-            token: outboxToken,
-            location: claim.location,
-            phone: claim.phone,
-            view: outboxViewOf([view[4], view[5], '', view[6]]),
-          },
-        }),
-      };
+      const outbox = handedOutbox(claim, claim.partition, call.outboxToken, view);
+      return { ok: true, next, released: view[3] === 1, ...(outbox && { outbox }) };
+    },
+
+    async peekConversation(key, originSmsId) {
+      const c = keys.conversation(key);
+      // Three plain reads in one round trip: nothing for Redis to run but the reads.
+      const [stored, busy, own] = await withStoreErrors('peekConversation', async () => {
+        const results = (await redis
+          .pipeline()
+          .get(c.record)
+          .exists(c.lock('inbox'), c.list('inbox'))
+          .get(c.message(originSmsId ?? ''))
+          .exec()) as Array<[Error | null, unknown]>;
+        const failed = results.find(([error]) => error);
+        if (failed) throw failed[0];
+        return results.map(([, reply]) => reply);
+      });
+      if (busy !== 0) return null;
+      // What the direct commit builds its value on (commitDirect).
+      values.set(c.id, typeof stored === 'string' ? stored : '');
+      const read = directViewOf(stored, key, originSmsId);
+      const origin =
+        originSmsId === undefined
+          ? null
+          : messageRecordOf(read?.message ?? own, originSmsId, key.phone, key.location);
+      return { record: read?.record ?? null, origin };
+    },
+
+    async commitDirect(event, step, now) {
+      const { location, phone } = event;
+      const partition = context.partitionOf(phone);
+      const claim = { location, phone, queue: 'inbox' as const, partition, token: '' };
+      checkStepCommit(claim, step);
+      if (step.eventId !== event.id) {
+        throw new TypeError(`a direct commit of event '${event.id}' names '${step.eventId}'`);
+      }
+      const built = await commitBuilt(claim, event, step, now);
+      if (built) return built;
+      const call = stepCall('', claim, step, now, mailboxEventJson(event));
+      values.delete(call.id);
+      const [status, ...view] = (await withStoreErrors('commitDirect', () =>
+        scripts.run('commit-step', call.keys, call.args),
+      )) as unknown[];
+      if (
+        status === 'busy' ||
+        status === 'duplicate' ||
+        status === 'stale' ||
+        status === 'suppressed'
+      ) {
+        return { ok: false, reason: status };
+      }
+      const outbox = handedOutbox(claim, claim.partition, call.outboxToken, view);
+      return { ok: true, ...(outbox && { outbox }) };
     },
   };
 }
@@ -366,4 +549,34 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 export function mailboxEventJson(event: MailboxEvent): string {
   const { id, kind, receivedAt, ...rest } = event;
   return storableJson({ id, kind, receivedAt, ...rest });
+}
+
+/**
+ * Whether `commit-direct-11.lua` commits this step as it is: a new record, messages that may go
+ * now, and none of the rarer writes (results, events, a campaign recipient, an opt-out or
+ * opt-in, a start that the suppression list may refuse), which the merging script makes.
+ */
+function builtStep(step: StepCommit, now: number): boolean {
+  return (
+    step.record !== null &&
+    !step.results?.length &&
+    !step.events?.length &&
+    !step.recipient &&
+    !step.suppression &&
+    !step.unlessSuppressed &&
+    step.outbound.every((message) => !(message.holdUntil !== undefined && message.holdUntil > now))
+  );
+}
+
+/**
+ * Whether a commit may change the conversation's value beyond its applied log: a record,
+ * timers, messages (whose drops go to its transcript) or an opt-out or opt-in.
+ */
+function writesValue(step: StepCommit): boolean {
+  return (
+    step.record !== null ||
+    (step.timers !== undefined && step.timers.set.length + step.timers.cancel.length > 0) ||
+    step.outbound.length > 0 ||
+    step.suppression !== undefined
+  );
 }

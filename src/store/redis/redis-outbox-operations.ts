@@ -1,12 +1,14 @@
 import { statusFields } from '../message-status.ts';
-import { statusRank } from '../records.ts';
+import { type MessageRecord, type OutboundMessage, statusRank } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { Store } from '../store.ts';
+import type { Claim, CounterChange, RecordSentResult, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { counterChangesJson } from './counter-changes-json.ts';
 import { messageBody, storedField } from './message-value.ts';
-import { commitResultOf, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
+import { commitResultOf, jsonOrNull, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { transcriptListKept } from './transcript-line-with.ts';
+import { valueAfterSent } from './value-after-sent.ts';
 
 type OutboxOperations = Pick<
   Store,
@@ -15,7 +17,74 @@ type OutboxOperations = Pick<
 
 /** The sender's operations on a claimed outbox, over the Lua scripts. */
 export function redisOutboxOperations(context: RedisStoreContext): OutboxOperations {
-  const { keys, scripts } = context;
+  const { keys, scripts, values } = context;
+
+  /**
+   * A send recorded with the conversation's value built here (value-after-sent.ts) from the
+   * value this process last read or wrote (its direct commit, its last recorded send), when it
+   * is still the one on Redis and the send is of the usual kind: `record-sent-built-12.lua`
+   * writes it whole. Undefined when it did not (nothing was written): the merging script
+   * records the send.
+   */
+  const recordBuilt = async (
+    claim: Claim,
+    message: OutboundMessage | undefined,
+    record: MessageRecord,
+    now: number,
+    counters: readonly CounterChange[] | undefined,
+  ): Promise<RecordSentResult | undefined> => {
+    const c = keys.conversation(claim);
+    const known = values.get(c.id);
+    if (known === undefined || !message || record.phone !== claim.phone) return undefined;
+    const rank = statusRank[record.status];
+    const json = messageBody({ ...record, v: undefined, location: undefined });
+    const built = valueAfterSent(known, message, record.smsId, rank, json, now);
+    if (!built) return undefined;
+    const scriptKeys = [
+      c.lock('outbox'),
+      c.list('outbox'),
+      c.record,
+      c.transcript(),
+      c.ready('outbox'),
+      c.message(record.smsId),
+      c.earlyStatuses(record.smsId),
+      c.unrecorded,
+      c.sends,
+      c.countersPrefix,
+      c.messagePrefix,
+      c.suppressed,
+    ];
+    const args = [
+      claim.token,
+      `"id":${JSON.stringify(message.id)}`,
+      known,
+      built.value,
+      c.id,
+      now,
+      counterChangesJson(counters),
+      context.retention.conversationsMs,
+      message.loopGuard?.max ?? '',
+      message.loopGuard?.windowMs ?? '',
+      messageTtl(context),
+      transcriptListKept(),
+      built.spilledMessages.length,
+      ...built.spilledMessages.flat(),
+      built.spilledTranscript.length,
+      ...built.spilledTranscript,
+    ];
+    const [status, next] = (await withStoreErrors('recordSent', () =>
+      scripts.run('record-sent-built', scriptKeys, args),
+    )) as [string, string?];
+    if (status !== 'ok') return undefined;
+    values.set(c.id, built.value);
+    const nextMessage = jsonOrNull<OutboundMessage>(next);
+    return {
+      ok: true,
+      nextOutbox: { message: nextMessage, sentSmsId: null },
+      released: nextMessage === null,
+    };
+  };
+
   return {
     async readOutbox(claim, now, renewLeaseMs) {
       const c = keys.conversation(claim);
@@ -42,6 +111,8 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       );
       if (reply === 'lost-lock') return { message: null, sentSmsId: null, lostLock: true };
       const [head, smsId, dropped] = reply as unknown[];
+      // A message dropped went to the conversation's transcript: its value moved.
+      if (dropped) values.delete(c.id);
       return outboxViewOf([head, smsId, '', dropped]);
     },
 
@@ -64,9 +135,13 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       return at === null ? null : Number(at);
     },
 
-    async recordSent(claim, messageId, record, now, counters) {
+    async recordSent(claim, messageId, record, now, counters, message) {
       const c = keys.conversation(claim);
       const sms = keys.conversation(record);
+      const sent = message?.id === messageId ? message : undefined;
+      const built = await recordBuilt(claim, sent, record, now, counters);
+      if (built) return built;
+      values.delete(c.id);
       const scriptKeys = [
         c.lock('outbox'),
         c.list('outbox'),

@@ -3,6 +3,7 @@ import type { StoreRetention } from '../store-limits.ts';
 import type { StoreKeys } from './keys.ts';
 import type { StoreScripts } from './store-scripts.ts';
 import { toStoreError } from './to-store-error.ts';
+import type { ValueCache } from './value-cache.ts';
 
 /** What the store runs on: one Redis, or a Redis Cluster (every script call touches one slot). */
 export type RedisConnection = Redis | Cluster;
@@ -29,6 +30,8 @@ export interface RedisStoreContext {
   partitionOf(phone: string): number;
   newToken(): string;
   retention: StoreRetention;
+  /** The conversation values this process read or wrote last (value-cache.ts). */
+  values: ValueCache;
 }
 
 /** Runs one Redis call, rejecting with `StoreUnavailableError` when Redis fails it. */

@@ -20,12 +20,19 @@ describe.each(['redis', 'cluster', 'memory'] as const)(
     it('50 posted concurrently are applied in ingestion order', async () => {
       const phone = '33612340050';
       // Record the order in which the store took the events in. One Redis connection answers in
-      // the order it executed, so resolution order is ingestion order.
+      // the order it executed, so resolution order is ingestion order. A reply stepped in its
+      // request (a direct turn) is taken in by its commit.
       const ingested: string[] = [];
       const ingest = loop.store.ingest.bind(loop.store);
       loop.store.ingest = async (id: string, items: IngestItem[], now: number) => {
         const result = await ingest(id, items, now);
         for (const item of items) if (item.event.kind === 'reply') ingested.push(item.event.body);
+        return result;
+      };
+      const commitDirect = loop.store.commitDirect.bind(loop.store);
+      loop.store.commitDirect = async (event, step, now) => {
+        const result = await commitDirect(event, step, now);
+        if (result.ok && event.kind === 'reply') ingested.push(event.body);
         return result;
       };
       expect(await loop.notify(replyNotification('order-start', phone, 'ECHO start'))).toBe(200);

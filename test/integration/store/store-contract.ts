@@ -5,6 +5,7 @@ import { apiStartContract } from './contract/api-start-contract.ts';
 import { campaignContract } from './contract/campaign-contract.ts';
 import { commitContract } from './contract/commit-contract.ts';
 import { countersContract } from './contract/counters-contract.ts';
+import { directCommitContract } from './contract/direct-commit-contract.ts';
 import { earlyStatusContract } from './contract/early-status-contract.ts';
 import { eventOutboxContract } from './contract/event-outbox-contract.ts';
 import { inDoubtContract } from './contract/in-doubt-contract.ts';
@@ -54,6 +55,7 @@ export function describeStoreContract(
     inDoubtContract(store);
     ingestClaimContract(store);
     commitContract(store);
+    directCommitContract(store);
     outboxContract(store);
     countersContract(store);
     answersFirstContract(store);

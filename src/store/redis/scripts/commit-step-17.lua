@@ -10,6 +10,13 @@
   ready time now + lease), without announcing it, and answers with its first view: the
   process's own sender takes it from there without a claim of its own.
 
+  Direct (ARGV[1] the empty token, the event's JSON as ARGV[at + 18]): the step of an event that
+  never went onto the mailbox (a direct turn, conversation/create-worker.ts). Instead of the
+  token and the mailbox head: 'busy' when the conversation has a lock or a mailbox (a worker
+  holds it, or events wait: they go first), 'duplicate' when its applied log has the event (a
+  redelivery of a turn committed before). Nothing is popped, no claim extended or released, and
+  no next view read.
+
   Input:
     KEYS[1] inbox lock
     KEYS[2] mailbox
@@ -71,8 +78,9 @@
         drops goes to it too)
     +17 outbound events to queue, due now: JSON [[id, event value], …], or '' (an id already
         queued is left as it is)
+    +18 direct: the event's JSON (mailboxEventJson); absent otherwise
   Output:
-    {'lost-lock'} | {'stale'} | {'suppressed'} |
+    {'lost-lock'} | {'stale'} | {'suppressed'} | direct: {'busy'} | {'duplicate'} |
     {'ok', record value, next head JSON, origin JSON, released, outbox head JSON, its sent
     guard, dropped JSON} ('' = none; released: 1 or 0; the outbox head and dropped JSON only
     when this call claimed the outbox, read as read-outbox-7.lua reads it, with '' as head when
@@ -98,12 +106,21 @@ local countersTtl = tonumber(ARGV[at + 14])
 local stateAfter, transcriptCap = ARGV[at + 15], tonumber(ARGV[at + 16])
 local outboundEvents = ARGV[at + 17]
 local now = tonumber(ARGV[6])
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
-  return {'lost-lock'}
-end
-local head = redis.call('LINDEX', KEYS[2], 0)
-if not head then
-  return {'stale'}
+local direct = ARGV[1] == ''
+local head
+if direct then
+  if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
+    return {'busy'}
+  end
+  head = ARGV[at + 18]
+else
+  if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+    return {'lost-lock'}
+  end
+  head = redis.call('LINDEX', KEYS[2], 0)
+  if not head then
+    return {'stale'}
+  end
 end
 -- Read off the event's start as the driver writes it (lib/event-start.lua), else decoded.
 local eventId, kind, receivedAt = eventStart(head)
@@ -120,6 +137,19 @@ local seq, applied, timers, messages, record, transcript = conversationParts(sto
 local hadTimers = timers ~= nil and timers ~= ''
 -- A value may hold timers and no record (a step that set timers before any record): '' body.
 local hasRecord = record ~= nil and record ~= ''
+-- A direct turn's event may have been committed before (the service redelivers a notification
+-- it did not hear answered): the applied log knows it, as ingest-9.lua's dedupe check reads it.
+if direct and applied and applied ~= '' and (not plainId(eventId) or
+    string.find(applied, '"' .. eventId .. '"', 1, true)) then
+  local log = cjson.decode(applied)
+  if now - log[1] <= appliedWindow then
+    for i = 2, #log do
+      if log[i] == eventId then
+        return {'duplicate'}
+      end
+    end
+  end
+end
 if tonumber(seq or '0') ~= tonumber(ARGV[3]) then
   return {'stale'}
 end
@@ -237,7 +267,9 @@ if armAt and #pending > 0 then
 elseif #pending == 0 and hadTimers then
   redis.call('ZREM', KEYS[8], ARGV[8])
 end
-redis.call('LPOP', KEYS[2])
+if not direct then
+  redis.call('LPOP', KEYS[2])
+end
 if results ~= '' then
   for _, result in ipairs(cjson.decode(results)) do
     redis.call('SET', KEYS[12] .. result.runId, result.json, 'PX', resultsTtl)
@@ -314,6 +346,10 @@ end
 
 if ARGV[4] ~= '' then
   stored = ''
+end
+if direct then
+  return {'ok', withoutTranscript(stored) or '', '', '', 1, handed, handedSmsId,
+    droppedJson(handedDropped)}
 end
 local next = redis.call('LINDEX', KEYS[2], 0) or ''
 if next == '' then

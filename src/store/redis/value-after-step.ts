@@ -1,0 +1,149 @@
+import type { ReplyEvent } from '../records.ts';
+import { storableJson } from '../storable-json.ts';
+import type { StepCommit } from '../store.ts';
+import { storeLimits } from '../store-limits.ts';
+import { recordState } from '../transcript.ts';
+import {
+  conversationBody,
+  joinValueLines,
+  type StoredTimer,
+  storedTimer,
+  valueLines,
+} from './conversation-value.ts';
+import { transcriptLineWith } from './transcript-line-with.ts';
+
+/** A conversation's value after a direct step, built here rather than in Lua (issue 26). */
+export interface StepValue {
+  value: string;
+  /** Transcript entries past the value's inline ones, for the conversation's transcript list. */
+  spilled: string[];
+  /** The earliest timer this step set earlier than the one it replaced (the zset moves, `ZADD LT`). */
+  armAt: number | undefined;
+  /** The step left no timer where the value had some: the partition's timers entry goes. */
+  timersGone: boolean;
+  /** The value's TTL (ms) once written, 0 for none: an active conversation is kept. */
+  ttlMs: number;
+}
+
+/**
+ * What `commit-step-17.lua` writes into the conversation's value for the direct step of a
+ * reply, built from the value it was computed on (`stored`, '' for none): the new record and
+ * seq, the event appended to the applied log, the step's timers merged into the pending ones,
+ * and the reply's transcript entry; the messages line as it was. Answers `'duplicate'` when the
+ * applied log already has the event, `'stale'` when the value's seq is not the step's
+ * `expectedSeq`, and undefined for what the script alone writes (a step with no record, a
+ * value in another layout): commit it there.
+ */
+export function valueAfterStep(
+  stored: string,
+  event: ReplyEvent,
+  step: StepCommit,
+  now: number,
+  retentionMs: number,
+): StepValue | 'duplicate' | 'stale' | undefined {
+  const record = step.record;
+  if (!record) return undefined;
+  let lines: ReturnType<typeof valueLines>;
+  try {
+    lines = stored === '' ? null : valueLines(stored);
+  } catch {
+    return undefined;
+  }
+  const before = lines ?? {
+    seq: 0,
+    applied: '',
+    timers: '',
+    messages: '',
+    record: '',
+    transcript: '',
+  };
+  const applied = appliedWith(before.applied, event.id, now);
+  if (applied === undefined) return 'duplicate';
+  if (before.seq !== step.expectedSeq) return 'stale';
+  const timers = timersAfter(before, record.runId, step);
+  if (!timers) return undefined;
+  const state = recordState(record);
+  const entry = `i[${event.receivedAt.toFixed(0)},${storableJson(event.body)},${storableJson(state)}]`;
+  const transcript = transcriptLineWith(before.transcript, entry);
+  const value = joinValueLines({
+    seq: record.seq,
+    applied,
+    timers: timers.line,
+    messages: before.messages,
+    record: conversationBody(record),
+    transcript: transcript.line,
+  });
+  return {
+    value,
+    spilled: transcript.spilled,
+    armAt: timers.armAt,
+    timersGone: timers.gone,
+    // As the script: an ended conversation is kept for the retention, an opted-out phone's
+    // record until it opts in, an active one until it ends.
+    ttlMs: record.status !== 'active' && !record.suppressed ? retentionMs : 0,
+  };
+}
+
+/**
+ * The applied log with `id` appended, bounded by count and time (`[<last commit>, …ids]`), or
+ * undefined when the log, still within its window, has it already.
+ */
+function appliedWith(line: string, id: string, now: number): string | undefined {
+  let log = line === '' ? undefined : (JSON.parse(line) as [number, ...string[]]);
+  if (log && now - log[0] <= storeLimits.appliedWindowMs && log.includes(id, 1)) return undefined;
+  if (!log || now - log[0] > storeLimits.appliedWindowMs) log = [now];
+  const ids = [...log.slice(1), id].slice(-storeLimits.appliedLogCap) as string[];
+  return JSON.stringify([now, ...ids]);
+}
+
+/**
+ * The pending timers after the step, as the script merges them: entries of another run keep
+ * their run id, the step's cancels go, its timers replace those of the same send id and run.
+ */
+function timersAfter(
+  before: { timers: string; record: string },
+  runId: string,
+  step: StepCommit,
+): { line: string; armAt: number | undefined; gone: boolean } | undefined {
+  const set = step.timers?.set ?? [];
+  const cancel = step.timers?.cancel ?? [];
+  const had = before.timers !== '';
+  if (!had && set.length === 0) return { line: '', armAt: undefined, gone: false };
+  const storedRunId = /^{"v":1,"runId":"([^"]*)"/.exec(before.record)?.[1];
+  if (before.record !== '' && storedRunId === undefined) return undefined;
+  let pending = had ? (JSON.parse(before.timers) as StoredTimer[]) : [];
+  let changed = false;
+  if (had && storedRunId !== runId) {
+    // A new run's record: the earlier run's timers stay its own.
+    if (storedRunId !== undefined) {
+      pending = pending.map((entry) =>
+        entry.length === 4 ? entry : [entry[0], entry[1], entry[2] ?? false, storedRunId],
+      );
+    }
+    changed = true;
+  }
+  const runOf = (entry: StoredTimer) => (entry.length === 4 ? entry[3] : runId);
+  if (cancel.length > 0) {
+    const cancelled = new Set(cancel);
+    const kept = pending.filter((entry) => !cancelled.has(`${runOf(entry)}:${entry[0]}`));
+    if (kept.length !== pending.length) changed = true;
+    pending = kept;
+  }
+  let armAt: number | undefined;
+  for (const timer of set) {
+    const entry = storedTimer(timer, runId);
+    const replaced = pending.findIndex((old) => old[0] === entry[0] && runOf(old) === runOf(entry));
+    if (replaced === -1 || entry[1] < pending[replaced]![1]) {
+      armAt = Math.min(armAt ?? entry[1], entry[1]);
+    }
+    if (replaced === -1) pending.push(entry);
+    else pending[replaced] = entry;
+    changed = true;
+  }
+  if (!changed) return { line: before.timers, armAt, gone: false };
+  return {
+    line: pending.length === 0 ? '' : JSON.stringify(pending),
+    armAt: pending.length > 0 ? armAt : undefined,
+    gone: pending.length === 0 && had,
+  };
+}
