@@ -106,6 +106,63 @@ interface Removal {
  * statement of the script (a `do return 0 end` goes in front of it).
  */
 const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
+  'commit-direct-11.lua': {
+    cuts: [
+      {
+        upTo: 'busy check (EXISTS)',
+        before: "if (redis.call('GET', KEYS[3]) or '') ~= ARGV[1] then",
+      },
+      { upTo: "the value's GET and compare", before: 'local spills = tonumber(ARGV[18])' },
+      { upTo: "the outbox's and its head's checks", before: 'local ttl = tonumber(ARGV[3])' },
+      { upTo: "the value's SET", before: 'if spills > 0 then' },
+      { upTo: 'the transcript list', before: "if ARGV[8] ~= '' then" },
+      { upTo: 'the timers zset', before: 'changeCounters(KEYS[11], ARGV[12], ARGV[13])' },
+      { upTo: 'counters (HINCRBY, PEXPIRE)', before: 'local handed = 0' },
+    ],
+    removals: [
+      {
+        without: 'the counters',
+        replace: 'changeCounters(KEYS[11], ARGV[12], ARGV[13])',
+        with: '',
+      },
+    ],
+  },
+  'record-sent-built-12.lua': {
+    cuts: [
+      {
+        upTo: 'token HGET, records made first (EXISTS)',
+        before: "local heads = redis.call('LRANGE', KEYS[2], 0, 1)",
+      },
+      {
+        upTo: 'head and next (LRANGE)',
+        before: "if (redis.call('GET', KEYS[3]) or '') ~= ARGV[3] then",
+      },
+      { upTo: "the value's GET and compare", before: 'local now = tonumber(ARGV[6])' },
+      {
+        upTo: "the next message's checks",
+        before: "redis.call('SET', KEYS[3], ARGV[4], 'KEEPTTL')",
+      },
+      { upTo: "the value's SET", before: 'local records = tonumber(ARGV[13])' },
+      {
+        upTo: 'records let go (SET EX), the transcript list',
+        before: "redis.call('LPOP', KEYS[2])",
+      },
+      { upTo: 'LPOP, counters', before: "if ARGV[9] ~= '' then\n  redis.call('LPUSH'" },
+      { upTo: "the loop guard's count", before: 'if not next then' },
+    ],
+    removals: [
+      {
+        without: 'the counters',
+        replace: 'changeCounters(KEYS[10], ARGV[7], ARGV[8])',
+        with: '',
+      },
+      {
+        without: "the loop guard's count (LPUSH, LTRIM, PEXPIRE)",
+        replace: "if ARGV[9] ~= '' then\n  redis.call('LPUSH'",
+        with: "if false then\n  redis.call('LPUSH'",
+      },
+    ],
+  },
   'ingest-9.lua': {
     cuts: [
       { upTo: 'arguments read', before: 'for i = 13, #ARGV, 6 do' },

@@ -1,0 +1,134 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisStore } from '../../../src/store/redis/create-redis-store.ts';
+import type { StepCommit, Store } from '../../../src/store/store.ts';
+import { connectTestRedis, randomPrefix } from '../../support/redis.ts';
+import {
+  claimOf,
+  conversationRecord,
+  keyOf,
+  leaseMs,
+  outboundMessage,
+  recordedSms,
+  replyEvent,
+  sentRecord,
+  startEvent,
+  statusItem,
+  t0,
+} from './contract/fixtures.ts';
+
+const redis = connectTestRedis();
+afterAll(() => redis.quit());
+
+/** The store functions called on the connection, by script (`commit_direct`, `record_sent`…). */
+const called: string[] = [];
+const fcall = redis.fcall.bind(redis);
+redis.fcall = ((name: string, ...rest: unknown[]) => {
+  called.push(String(name).replace(/^replyflow_|_[0-9a-f]{10}$/g, ''));
+  return (fcall as (...args: unknown[]) => Promise<unknown>)(name, ...rest);
+}) as typeof redis.fcall;
+/** The scripts the calls made in `run` went through, in order. */
+async function scriptsOf(run: () => Promise<unknown>): Promise<string[]> {
+  called.length = 0;
+  await run();
+  return [...called];
+}
+
+/**
+ * Two processes on one Redis: what one knows of a conversation's value (value-cache.ts) goes
+ * stale when the other writes it. The built writes (commit-direct, record-sent-built) then find
+ * the value moved, and the merging scripts write instead: nothing the other wrote is lost.
+ */
+describe('two Redis store instances on one keyspace', () => {
+  const prefix = randomPrefix('value-cache');
+  const stores = [0, 1].map(() => createRedisStore({ redis, prefix, partitions: 16 }));
+  const [one, other] = stores as [Store, Store];
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+  });
+
+  const replyStep = (phone: string, eventId: string, seq: number): StepCommit => ({
+    eventId,
+    expectedSeq: seq,
+    record: conversationRecord(phone, seq + 1),
+    outbound: [outboundMessage(phone, `${eventId}:0`, `Answer to ${eventId}`)],
+    claimOutbox: { leaseMs },
+  });
+
+  it("keeps what the other process wrote when a direct commit's value moved after its look", async () => {
+    const phone = '33612399001';
+    await recordedSms(other, phone, 'sms-a');
+    expect((await one.peekConversation(keyOf(phone)))?.record?.seq).toBe(1);
+    // The other process steps an event that keeps the record and sends an SMS meanwhile: the
+    // value one read has moved (applied log, messages), its seq has not.
+    await other.ingest('n-x', [{ event: startEvent('e-x', phone) }], t0 + 1);
+    const inbox = await claimOf(other, 'inbox', phone, t0 + 1);
+    const message = outboundMessage(phone, 'e-x:0');
+    const keep = { eventId: 'e-x', expectedSeq: 1, record: null, outbound: [message] };
+    expect(await other.commitStep(inbox, keep, t0 + 1)).toMatchObject({ ok: true });
+    const outbox = await claimOf(other, 'outbox', phone, t0 + 1);
+    const sent = sentRecord(phone, 'sms-b', message.id);
+    expect(await other.recordSent(outbox, message.id, sent, t0 + 1)).toMatchObject({ ok: true });
+    let result: Awaited<ReturnType<Store['commitDirect']>> | undefined;
+    const scripts = await scriptsOf(async () => {
+      result = await one.commitDirect(replyEvent('r-1', phone), replyStep(phone, 'r-1', 1), t0 + 2);
+    });
+    // The built write found the value moved; the merging script committed.
+    expect(scripts).toEqual(['commit_direct', 'commit_step']);
+    expect(result?.ok).toBe(true);
+    expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 2));
+    for (const smsId of ['sms-a', 'sms-b']) {
+      expect(await one.getMessage(phone, smsId)).toMatchObject({ smsId });
+    }
+    expect(await one.listApplied(keyOf(phone))).toEqual(expect.arrayContaining(['e-x', 'r-1']));
+  });
+
+  it("refuses as stale a direct commit whose look the other process's commit overtook", async () => {
+    const phone = '33612399002';
+    expect(await one.peekConversation(keyOf(phone))).toEqual({ record: null, origin: null });
+    expect(await other.peekConversation(keyOf(phone))).toEqual({ record: null, origin: null });
+    const first = await other.commitDirect(
+      replyEvent('r-1', phone),
+      replyStep(phone, 'r-1', 0),
+      t0,
+    );
+    expect(first.ok).toBe(true);
+    // One's step was computed on no record: the record is at seq 1 now.
+    expect(
+      await one.commitDirect(replyEvent('r-2', phone), replyStep(phone, 'r-2', 0), t0 + 1),
+    ).toEqual({ ok: false, reason: 'stale' });
+    expect(await one.listApplied(keyOf(phone))).toEqual(['r-1']);
+    expect(await one.pendingOutbound(keyOf(phone))).toEqual([
+      replyStep(phone, 'r-1', 0).outbound[0],
+    ]);
+  });
+
+  it('records a send whose value a status the other process took in had moved, keeping that status', async () => {
+    const phone = '33612399003';
+    await recordedSms(one, phone, 'sms-old');
+    expect((await one.peekConversation(keyOf(phone)))?.record?.seq).toBe(1);
+    const step = replyStep(phone, 'r-1', 1);
+    const committed = await one.commitDirect(replyEvent('r-1', phone), step, t0 + 1);
+    if (!committed.ok || !committed.outbox) throw new Error('expected the outbox handed over');
+    // The old sms is delivered, taken in by the other process: its record in the value moves.
+    const delivered = statusItem('st-1', phone, 'sms-old', 'delivered');
+    await other.ingest('n-st', [delivered], t0 + 2);
+    const message = step.outbound[0]!;
+    const sent = sentRecord(phone, 'sms-new', message.id);
+    let result: Awaited<ReturnType<Store['recordSent']>> | undefined;
+    const scripts = await scriptsOf(async () => {
+      result = await one.recordSent(committed.outbox!, message.id, sent, t0 + 3, [], message);
+    });
+    expect(scripts).toEqual(['record_sent_built', 'record_sent']);
+    expect(result).toEqual({
+      ok: true,
+      nextOutbox: { message: null, sentSmsId: null },
+      released: true,
+    });
+    expect(await one.getMessage(phone, 'sms-old')).toMatchObject({ status: 'delivered' });
+    expect(await one.getMessage(phone, 'sms-new')).toMatchObject({ outboxId: message.id });
+    expect(await one.pendingOutbound(keyOf(phone))).toEqual([]);
+    expect(await one.claim('outbox', one.partitionOf(phone), leaseMs, t0 + 4)).toBeNull();
+  });
+});
