@@ -112,17 +112,18 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         upTo: 'busy check (EXISTS)',
         before: "if (redis.call('GET', KEYS[3]) or '') ~= ARGV[1] then",
       },
-      { upTo: "the value's GET and compare", before: 'local spills = tonumber(ARGV[18])' },
+      { upTo: "the value's GET and compare", before: 'local spills = tonumber(ARGV[17])' },
       { upTo: "the outbox's and its head's checks", before: 'local ttl = tonumber(ARGV[3])' },
       { upTo: "the value's SET", before: 'if spills > 0 then' },
       { upTo: 'the transcript list', before: "if ARGV[8] ~= '' then" },
-      { upTo: 'the timers zset', before: 'changeCounters(KEYS[11], ARGV[12], ARGV[13])' },
+      { upTo: 'the timers zset', before: 'local counters = at + outbound + 1' },
       { upTo: 'counters (HINCRBY, PEXPIRE)', before: 'local handed = 0' },
     ],
     removals: [
       {
         without: 'the counters',
-        replace: 'changeCounters(KEYS[11], ARGV[12], ARGV[13])',
+        replace:
+          'changeCounterArgs(KEYS[11], ARGV, counters + 1, tonumber(ARGV[counters]), ARGV[12])',
         with: '',
       },
     ],
@@ -142,23 +143,24 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         upTo: "the next message's checks",
         before: "redis.call('SET', KEYS[3], ARGV[4], 'KEEPTTL')",
       },
-      { upTo: "the value's SET", before: 'local records = tonumber(ARGV[13])' },
+      { upTo: "the value's SET", before: 'local records = tonumber(ARGV[12])' },
       {
         upTo: 'records let go (SET EX), the transcript list',
-        before: "redis.call('LPOP', KEYS[2])",
+        before: '-- LTRIM rather than LPOP',
       },
-      { upTo: 'LPOP, counters', before: "if ARGV[9] ~= '' then\n  redis.call('LPUSH'" },
+      { upTo: 'LTRIM, counters', before: "if ARGV[8] ~= '' then\n  redis.call('LPUSH'" },
       { upTo: "the loop guard's count", before: 'if not next then' },
     ],
     removals: [
       {
         without: 'the counters',
-        replace: 'changeCounters(KEYS[10], ARGV[7], ARGV[8])',
+        replace:
+          'changeCounterArgs(KEYS[10], ARGV, countersAt + 1, tonumber(ARGV[countersAt]), ARGV[7])',
         with: '',
       },
       {
         without: "the loop guard's count (LPUSH, LTRIM, PEXPIRE)",
-        replace: "if ARGV[9] ~= '' then\n  redis.call('LPUSH'",
+        replace: "if ARGV[8] ~= '' then\n  redis.call('LPUSH'",
         with: "if false then\n  redis.call('LPUSH'",
       },
     ],

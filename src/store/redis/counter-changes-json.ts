@@ -10,3 +10,12 @@ export function counterChangesJson(changes: readonly CounterChange[] | undefined
     ),
   );
 }
+
+/** Counter changes as `changeCounterArgs` (lib/change-counters.lua) reads them: their count, then four arguments each. */
+export function counterChangeArgs(
+  changes: readonly CounterChange[] | undefined,
+): (string | number)[] {
+  const args: (string | number)[] = [changes?.length ?? 0];
+  for (const { name, field, by, ttlMs } of changes ?? []) args.push(name, field, by, ttlMs ?? '');
+  return args;
+}

@@ -22,7 +22,7 @@ import { storeLimits } from '../store-limits.ts';
 import { suppressionValue } from '../suppression.ts';
 import { recordState } from '../transcript.ts';
 import { conversationBody, directViewOf, storedTimer } from './conversation-value.ts';
-import { counterChangesJson } from './counter-changes-json.ts';
+import { counterChangeArgs, counterChangesJson } from './counter-changes-json.ts';
 import { eventValue } from './event-value.ts';
 import { messageBody, messageRecordOf } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
@@ -281,7 +281,6 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       built.timersGone ? '1' : '',
       keys.readyChannel,
       c.readyMessage('outbox'),
-      counterChangesJson(step.counters),
       context.retention.conversationsMs,
       checks,
       guard?.max ?? '',
@@ -291,6 +290,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       ...built.spilled,
       step.outbound.length,
       ...step.outbound.map((message) => storableJson(message)),
+      ...counterChangeArgs(step.counters),
     ];
     const [status, handed] = (await withStoreErrors('commitDirect', () =>
       scripts.run('commit-direct', scriptKeys, args),

@@ -3,7 +3,7 @@ import { type MessageRecord, type OutboundMessage, statusRank } from '../records
 import { storableJson } from '../storable-json.ts';
 import type { Claim, CounterChange, RecordSentResult, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
-import { counterChangesJson } from './counter-changes-json.ts';
+import { counterChangeArgs, counterChangesJson } from './counter-changes-json.ts';
 import { messageBody, storedField } from './message-value.ts';
 import { commitResultOf, jsonOrNull, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
@@ -61,7 +61,6 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       built.value,
       c.id,
       now,
-      counterChangesJson(counters),
       context.retention.conversationsMs,
       message.loopGuard?.max ?? '',
       message.loopGuard?.windowMs ?? '',
@@ -71,6 +70,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       ...built.spilledMessages.flat(),
       built.spilledTranscript.length,
       ...built.spilledTranscript,
+      ...counterChangeArgs(counters),
     ];
     const [status, next] = (await withStoreErrors('recordSent', () =>
       scripts.run('record-sent-built', scriptKeys, args),

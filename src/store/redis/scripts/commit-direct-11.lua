@@ -30,14 +30,14 @@
     ARGV[9] '1' when no timer is left (the partition's entry goes)
     ARGV[10] ready channel
     ARGV[11] the outbox ready message (`outbox:<partition>`)
-    ARGV[12] counters to change: JSON [[name, field, by, (TTL ms)], …], or ''
-    ARGV[13] their TTL (ms) when a change gives none
-    ARGV[14] the first message's send-time checks: '' none (an opt-out confirmation), 's' the
-             suppression, 'sg' the suppression and its loop guard (ARGV[15] sends within ARGV[16] ms)
-    ARGV[15], ARGV[16] the loop guard's max and window (ms)
-    ARGV[17] the transcript list's most entries
-    ARGV[18] n, transcript entries to move to the list, then n entries
+    ARGV[12] the counters' TTL (ms) when a change gives none
+    ARGV[13] the first message's send-time checks: '' none (an opt-out confirmation), 's' the
+             suppression, 'sg' the suppression and its loop guard (ARGV[14] sends within ARGV[15] ms)
+    ARGV[14], ARGV[15] the loop guard's max and window (ms)
+    ARGV[16] the transcript list's most entries
+    ARGV[17] n, transcript entries to move to the list, then n entries
     then m, outbound messages, then m message JSON, in order
+    then c, counters to change, then four arguments each: name, field, by, TTL ('': ARGV[12])
   Output:
     {'busy'} (a worker holds the conversation, or events wait) | {'moved'} | {'ok', handed: 1 or 0}
 ]]
@@ -47,23 +47,23 @@ end
 if (redis.call('GET', KEYS[3]) or '') ~= ARGV[1] then
   return {'moved'}
 end
-local spills = tonumber(ARGV[18])
-local at = 19 + spills
+local spills = tonumber(ARGV[17])
+local at = 18 + spills
 local outbound = tonumber(ARGV[at])
 local now = tonumber(ARGV[5])
 -- Handed over when the outbox was idle (empty, unclaimed), as commit-step-17.lua hands it.
-local idle, handOver = false, false
+local handOver = false
 if outbound > 0 then
-  idle = redis.call('EXISTS', KEYS[5], KEYS[6]) == 0
+  local idle = redis.call('EXISTS', KEYS[5], KEYS[6]) == 0
   handOver = idle and ARGV[6] ~= ''
-  if handOver and ARGV[14] ~= '' then
+  if handOver and ARGV[13] ~= '' then
     -- The head's checks as lib/outbox-head.lua makes them: a message it would drop goes there.
     if redis.call('EXISTS', KEYS[8]) == 1 then
       return {'moved'}
     end
-    if ARGV[14] == 'sg' then
-      local oldest = redis.call('LINDEX', KEYS[9], tonumber(ARGV[15]) - 1)
-      if oldest and tonumber(oldest) > now - tonumber(ARGV[16]) then
+    if ARGV[13] == 'sg' then
+      local oldest = redis.call('LINDEX', KEYS[9], tonumber(ARGV[14]) - 1)
+      if oldest and tonumber(oldest) > now - tonumber(ARGV[15]) then
         return {'moved'}
       end
     end
@@ -83,8 +83,8 @@ else
   redis.call('SET', KEYS[3], ARGV[2])
 end
 if spills > 0 then
-  redis.call('RPUSH', KEYS[4], unpack(ARGV, 19, 18 + spills))
-  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[17]), -1)
+  redis.call('RPUSH', KEYS[4], unpack(ARGV, 18, 17 + spills))
+  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[16]), -1)
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[4], ttl)
   else
@@ -98,7 +98,8 @@ if ARGV[8] ~= '' then
 elseif ARGV[9] == '1' then
   redis.call('ZREM', KEYS[10], ARGV[4])
 end
-changeCounters(KEYS[11], ARGV[12], ARGV[13])
+local counters = at + outbound + 1
+changeCounterArgs(KEYS[11], ARGV, counters + 1, tonumber(ARGV[counters]), ARGV[12])
 local handed = 0
 if outbound > 0 then
   redis.call('RPUSH', KEYS[5], unpack(ARGV, at + 1, at + outbound))

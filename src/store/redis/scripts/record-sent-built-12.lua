@@ -27,13 +27,13 @@
     ARGV[4] the value to write
     ARGV[5] conversation id
     ARGV[6] now (ms)
-    ARGV[7] counters to change: JSON [[name, field, by, (TTL ms)], …], or ''
-    ARGV[8] their TTL (ms) when a change gives none
-    ARGV[9], ARGV[10] the message's loop guard: max and window (ms), or '' and ''
-    ARGV[11] the message records' TTL (s)
-    ARGV[12] the transcript list's most entries
-    ARGV[13] n, message records let go, then n pairs: sms id, stored record
+    ARGV[7] the counters' TTL (ms) when a change gives none
+    ARGV[8], ARGV[9] the message's loop guard: max and window (ms), or '' and ''
+    ARGV[10] the message records' TTL (s)
+    ARGV[11] the transcript list's most entries
+    ARGV[12] n, message records let go, then n pairs: sms id, stored record
     then m, transcript entries to move to the list, then m entries
+    then c, counters to change, then four arguments each: name, field, by, TTL ('': ARGV[7])
     KEYS[12] suppression of the phone
   Output:
     {'ok', ''} (the claim released: the outbox is empty) | {'ok', next message JSON} | {'moved'}
@@ -67,7 +67,7 @@ if next then
     local guard = message.loopGuard
     if type(guard) == 'table' and message.compliance ~= 'help' then
       -- Its guard counts the send recorded here first (when this one is counted).
-      local counted = ARGV[9] ~= '' and 1 or 0
+      local counted = ARGV[8] ~= '' and 1 or 0
       local index = tonumber(guard.max) - 1 - counted
       local oldest = index < 0 and now or tonumber(redis.call('LINDEX', KEYS[9], index) or '')
       if oldest and oldest > now - tonumber(guard.windowMs) then
@@ -77,15 +77,16 @@ if next then
   end
 end
 redis.call('SET', KEYS[3], ARGV[4], 'KEEPTTL')
-local records = tonumber(ARGV[13])
-for i = 14, 13 + 2 * records, 2 do
-  redis.call('SET', KEYS[11] .. ARGV[i], ARGV[i + 1], 'EX', ARGV[11])
+local records = tonumber(ARGV[12])
+for i = 13, 12 + 2 * records, 2 do
+  redis.call('SET', KEYS[11] .. ARGV[i], ARGV[i + 1], 'EX', ARGV[10])
 end
-local at = 14 + 2 * records
+local at = 13 + 2 * records
 local entries = tonumber(ARGV[at])
+local countersAt = at + entries + 1
 if entries > 0 then
   redis.call('RPUSH', KEYS[4], unpack(ARGV, at + 1, at + entries))
-  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[12]), -1)
+  redis.call('LTRIM', KEYS[4], -tonumber(ARGV[11]), -1)
   local ttl = redis.call('PTTL', KEYS[3])
   if ttl > 0 then
     redis.call('PEXPIRE', KEYS[4], ttl)
@@ -93,12 +94,13 @@ if entries > 0 then
     redis.call('PERSIST', KEYS[4])
   end
 end
-redis.call('LPOP', KEYS[2])
-changeCounters(KEYS[10], ARGV[7], ARGV[8])
-if ARGV[9] ~= '' then
+-- LTRIM rather than LPOP: the message is not copied into Lua again.
+redis.call('LTRIM', KEYS[2], 1, -1)
+changeCounterArgs(KEYS[10], ARGV, countersAt + 1, tonumber(ARGV[countersAt]), ARGV[7])
+if ARGV[8] ~= '' then
   redis.call('LPUSH', KEYS[9], ARGV[6])
-  redis.call('LTRIM', KEYS[9], 0, tonumber(ARGV[9]) - 1)
-  redis.call('PEXPIRE', KEYS[9], ARGV[10])
+  redis.call('LTRIM', KEYS[9], 0, tonumber(ARGV[8]) - 1)
+  redis.call('PEXPIRE', KEYS[9], ARGV[9])
 end
 if not next then
   redis.call('DEL', KEYS[1])

@@ -20,3 +20,20 @@ local function changeCounters(prefix, json, defaultTtl)
     end
   end
 end
+
+-- The same changes passed as arguments rather than JSON (nothing decoded): `count` of them in
+-- `args` from `from` on, four each: counter name, field, by, TTL ('' for `defaultTtl`).
+local function changeCounterArgs(prefix, args, from, count, defaultTtl)
+  for i = from, from + 4 * (count - 1), 4 do
+    local key = prefix .. args[i]
+    local changed = redis.call('HINCRBY', key, args[i + 1], args[i + 2])
+    local ttl = args[i + 3] == '' and defaultTtl or args[i + 3]
+    if ttl == '0' then
+      if changed == 0 then
+        redis.call('HDEL', key, args[i + 1])
+      end
+    else
+      redis.call('PEXPIRE', key, ttl)
+    end
+  end
+end
