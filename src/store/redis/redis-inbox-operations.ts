@@ -489,18 +489,14 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 
     async peekConversation(key, originSmsId) {
       const c = keys.conversation(key);
-      // Three plain reads in one round trip: nothing for Redis to run but the reads.
-      const [stored, busy, own] = await withStoreErrors('peekConversation', async () => {
-        const results = (await redis
-          .pipeline()
-          .get(c.record)
-          .exists(c.lock('inbox'), c.list('inbox'))
-          .get(c.message(originSmsId ?? ''))
-          .exec()) as Array<[Error | null, unknown]>;
-        const failed = results.find(([error]) => error);
-        if (failed) throw failed[0];
-        return results.map(([, reply]) => reply);
-      });
+      // Two plain reads, sent in the same write (no pipeline object: ioredis's costs more CPU
+      // than the reads): nothing for Redis to run but the reads.
+      const [[stored, own], busy] = await withStoreErrors('peekConversation', () =>
+        Promise.all([
+          redis.mget(c.record, c.message(originSmsId ?? '')),
+          redis.exists(c.lock('inbox'), c.list('inbox')),
+        ]),
+      );
       if (busy !== 0) return null;
       // What the direct commit builds its value on (commitDirect).
       values.set(c.id, typeof stored === 'string' ? stored : '');
