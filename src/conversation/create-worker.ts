@@ -72,11 +72,11 @@ export interface Worker {
   /** Takes the inbox claims this process's web role made with its ingest (`inboxHandOff`). */
   readonly handOff: InboxHandOff;
   /**
-   * A direct turn (DESIGN §3, "The direct turn"): steps a reply that no mailbox holds, in the
-   * web role's request, and commits it with `Store.commitDirect`. `committed` and `duplicate`
-   * leave nothing more to do but answer; `queue` (the conversation is busy or moved meanwhile,
-   * or the worker is stopping or has as many direct turns in flight as it has lanes) leaves
-   * the notification to the usual ingest, and nothing was written.
+   * A direct turn (docs/architecture.md, "The direct turn"): steps a reply that no mailbox
+   * holds, in the web role's request, and commits it with `Store.commitDirect`. `committed`
+   * and `duplicate` leave nothing more to do but answer; `queue` (the conversation is busy or
+   * moved meanwhile, or the worker is stopping) leaves the notification to the usual ingest,
+   * and nothing was written.
    */
   direct(event: ReplyEvent): Promise<DirectTurn>;
 }
@@ -90,13 +90,12 @@ export function createWorker(options: WorkerOptions): Worker {
   const { store, clock, logger } = options;
   const leaseMs = options.leaseMs ?? 30_000;
   const newRunId = options.newRunId ?? defaultNewRunId;
-  const concurrency = options.concurrency ?? 8;
   const consumer = createQueueConsumer({
     store,
     queue: 'inbox',
     clock,
     logger,
-    concurrency,
+    concurrency: options.concurrency ?? 8,
     leaseMs,
     idleMs: options.idleMs ?? 1_000,
     handle: drain,

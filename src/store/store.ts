@@ -151,7 +151,7 @@ export interface Store extends CampaignStore, EventOutbox {
   commitStep(claim: Claim, step: StepCommit, now: number): Promise<CommitResult>;
 
   /**
-   * A direct turn's view (DESIGN §3, "The direct turn"): the record of `key`'s conversation and
+   * A direct turn's view (docs/architecture.md, "The direct turn"): the record of `key`'s conversation and
    * the record of the message `originSmsId` names (when replyflow sent it), read in one round
    * trip under no claim, for a step the web role runs in the request itself. Resolves null when
    * the conversation is busy: a worker holds it, or events wait in its mailbox (those go first,

@@ -30,8 +30,8 @@ export interface NotificationDeps {
   optsOut?: (location: string, body: string) => string | undefined;
   /**
    * The worker of this process (`Worker.direct`): a notification of one reply is stepped and
-   * committed in the request itself when its conversation is idle (DESIGN §3, "The direct
-   * turn"), and answered once committed; otherwise it is ingested as usual.
+   * committed in the request itself when its conversation is idle (docs/architecture.md, "The
+   * direct turn"), and answered once committed; otherwise it is ingested as usual.
    */
   directTurn?: (event: ReplyEvent) => Promise<DirectTurn>;
 }
