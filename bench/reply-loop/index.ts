@@ -333,7 +333,15 @@ async function runOnce(
   const server = await openRunRedis();
   const redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
   try {
-    return await runOnceOn(server.url, redis, variant, run, settings, emulator);
+    // On a server of its own a run needs no random prefix: replyflow keeps the key names it has
+    // by default (`rf:`), whose length every key a script touches carries, and the peer its own.
+    const prefix =
+      server.origin === 'fresh redis-server'
+        ? variant.startsWith('replyflow')
+          ? 'rf:'
+          : `${variant}:`
+        : randomPrefix(`bench-${variant}`);
+    return await runOnceOn(server.url, redis, variant, run, settings, emulator, prefix);
   } finally {
     redis.disconnect();
     await server.stop();
@@ -347,9 +355,9 @@ async function runOnceOn(
   run: number,
   settings: Settings,
   emulator: BenchChild<{ baseUrl: string }>,
+  prefix: string,
 ): Promise<RunResult> {
   await emulator.ask('reset', { full: true });
-  const prefix = randomPrefix(`bench-${variant}`);
   // replyflow-before: the same process file, from the other checkout (its code, its modules).
   const sutFile =
     variant === 'replyflow-before'
