@@ -40,6 +40,7 @@ export function valueAfterSent(
   try {
     lines = valueLines(stored);
   } catch {
+    // Not this release's layout: the merging script reads what it can and says what it cannot.
     return undefined;
   }
   if (!lines || lines.messages.includes(`["${smsId}",`)) return undefined;

@@ -47,6 +47,7 @@ export function valueAfterStep(
   try {
     lines = stored === '' ? null : valueLines(stored);
   } catch {
+    // Not this release's layout: the merging script reads what it can and says what it cannot.
     return undefined;
   }
   const before = lines ?? {
