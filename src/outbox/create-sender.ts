@@ -360,7 +360,7 @@ export function createSender(options: SenderOptions) {
     if (performance.now() - viewAt < recheckAfterMs) return;
     // Only under a claim that still holds the outbox, its lease renewed in the same call: the
     // request starts with a whole lease before it (and `keepingClaim` renews it meanwhile).
-    const view = await store.readOutbox(claim, now, leaseMs);
+    const view = await store.readOutbox(claim, now, leaseMs, message);
     if (view.lostLock) throw new HeldBack({ kind: 'lost' });
     if (view.message?.id !== message.id) throw new HeldBack({ kind: 'changed', view, at: now });
   }

@@ -181,8 +181,19 @@ export interface Store extends CampaignStore, EventOutbox {
    * true }`, and nothing is read or dropped. So a request only ever starts under a live claim,
    * with a whole lease before it. The head it answers is no longer in doubt (`inDoubtSince`
    * and `inDoubtUntil` go, in the store too): it is being sent now, and a status of this send
-   * is not one of a send in doubt (see `ingest`). */
-  readOutbox(claim: Claim, now: number, renewLeaseMs?: number): Promise<OutboxView>;
+   * is not one of a send in doubt (see `ingest`).
+   *
+   * `expected`, with `renewLeaseMs`: the message the caller holds and is about to send. A
+   * driver may then answer `{ message: expected, sentSmsId: null }` from a cheaper look when
+   * the claim still holds the outbox, its lease renewed, and `expected` is still its head, to
+   * be sent as it is (nothing to drop, move or clear); in every other case it answers as
+   * without it. */
+  readOutbox(
+    claim: Claim,
+    now: number,
+    renewLeaseMs?: number,
+    expected?: OutboundMessage,
+  ): Promise<OutboxView>;
 
   /**
    * Pushes the lease of an outbox claim still held to `now + leaseMs` (the sender, while a

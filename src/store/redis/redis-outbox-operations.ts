@@ -1,7 +1,7 @@
 import { statusFields } from '../message-status.ts';
 import { type MessageRecord, type OutboundMessage, statusRank } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { Claim, CounterChange, RecordSentResult, Store } from '../store.ts';
+import type { Claim, CounterChange, OutboxView, RecordSentResult, Store } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { counterChangeArgs, counterChangesJson } from './counter-changes-json.ts';
 import { messageBody, storedField } from './message-value.ts';
@@ -85,9 +85,55 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
     };
   };
 
+  /**
+   * The sender's last look in the usual case (`last-look-5.lua`): the claim still holds the
+   * outbox and `message` is still its head, to be sent as it is; its lease renewed. Undefined
+   * when the outbox must be read (`read-outbox-7.lua` drops, moves or clears what it must).
+   */
+  const lastLook = async (
+    claim: Claim,
+    message: OutboundMessage,
+    now: number,
+    leaseMs: number,
+  ): Promise<OutboxView | undefined> => {
+    // An id the JSON would escape is not found as it is: the full read looks at it.
+    if (!/^[A-Za-z0-9_:.-]+$/.test(message.id)) return undefined;
+    const c = keys.conversation(claim);
+    const guard = message.loopGuard;
+    // As lib/outbox-head.lua: an opt-out confirmation and a contact update go whatever the
+    // suppression and the guard say, the help text whatever the guard says.
+    const checks =
+      message.compliance === 'opt-out' || message.contact
+        ? ''
+        : guard && message.compliance !== 'help'
+          ? 'sg'
+          : 's';
+    const reply = await withStoreErrors('readOutbox', () =>
+      scripts.run(
+        'last-look',
+        [c.lock('outbox'), c.list('outbox'), c.suppressed, c.sends, c.ready('outbox')],
+        [
+          claim.token,
+          `"id":"${message.id}"`,
+          now + leaseMs,
+          c.id,
+          checks,
+          guard ? guard.max - 1 : '',
+          guard ? now - guard.windowMs : '',
+        ],
+      ),
+    );
+    if (reply === 'lost-lock') return { message: null, sentSmsId: null, lostLock: true };
+    return reply === 'ok' ? { message, sentSmsId: null } : undefined;
+  };
+
   return {
-    async readOutbox(claim, now, renewLeaseMs) {
+    async readOutbox(claim, now, renewLeaseMs, expected) {
       const c = keys.conversation(claim);
+      if (renewLeaseMs !== undefined && expected) {
+        const look = await lastLook(claim, expected, now, renewLeaseMs);
+        if (look) return look;
+      }
       const scriptKeys = [
         c.list('outbox'),
         c.record,

@@ -108,6 +108,7 @@ export type ScriptName =
   | 'commit-step'
   | 'commit-direct'
   | 'read-outbox'
+  | 'last-look'
   | 'renew-outbox'
   | 'record-sent'
   | 'record-sent-built'

@@ -8,6 +8,7 @@ import {
   keyOf,
   leaseMs,
   outboundMessage,
+  queueOutbound,
   recordedSms,
   replyEvent,
   sentRecord,
@@ -130,5 +131,38 @@ describe('two Redis store instances on one keyspace', () => {
     expect(await one.getMessage(phone, 'sms-new')).toMatchObject({ outboxId: message.id });
     expect(await one.pendingOutbound(keyOf(phone))).toEqual([]);
     expect(await one.claim('outbox', one.partitionOf(phone), leaseMs, t0 + 4)).toBeNull();
+  });
+});
+
+/**
+ * The sender's last look with the message it holds: one lean call when nothing changed since
+ * the message was handed over (`last-look-5.lua`), the full read when something did.
+ */
+describe("the sender's last look on Redis", () => {
+  const prefix = randomPrefix('last-look');
+  const store = createRedisStore({ redis, prefix, partitions: 16 });
+  afterAll(async () => {
+    await store.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+  });
+
+  it('makes one lean call for a head as it was handed over, and reads the outbox when the phone opted out since', async () => {
+    const phone = '33612399101';
+    const message = outboundMessage(phone, 'e-0:0');
+    await queueOutbound(store, phone, [message]);
+    const claim = await claimOf(store, 'outbox', phone, t0);
+    let view: Awaited<ReturnType<Store['readOutbox']>> | undefined;
+    const lean = await scriptsOf(async () => {
+      view = await store.readOutbox(claim, t0 + 1, leaseMs, message);
+    });
+    expect(lean).toEqual(['last_look']);
+    expect(view).toEqual({ message, sentSmsId: null });
+    await store.addSuppressions('paris', [{ phone, at: t0 + 2 }], 'api');
+    const full = await scriptsOf(async () => {
+      view = await store.readOutbox(claim, t0 + 3, leaseMs, message);
+    });
+    expect(full).toEqual(['last_look', 'read_outbox']);
+    expect(view).toMatchObject({ message: null, dropped: [{ id: 'e-0:0', reason: 'suppressed' }] });
   });
 });

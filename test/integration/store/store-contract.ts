@@ -12,6 +12,7 @@ import { inDoubtContract } from './contract/in-doubt-contract.ts';
 import { ingestClaimContract } from './contract/ingest-claim-contract.ts';
 import { ingestContract } from './contract/ingest-contract.ts';
 import { inspectionContract } from './contract/inspection-contract.ts';
+import { lastLookContract } from './contract/last-look-contract.ts';
 import { leaseContract } from './contract/lease-contract.ts';
 import { monitoringContract } from './contract/monitoring-contract.ts';
 import { outboxContract } from './contract/outbox-contract.ts';
@@ -57,6 +58,7 @@ export function describeStoreContract(
     commitContract(store);
     directCommitContract(store);
     outboxContract(store);
+    lastLookContract(store);
     countersContract(store);
     answersFirstContract(store);
     inspectionContract(store);
