@@ -292,13 +292,22 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       ...step.outbound.map((message) => storableJson(message)),
       ...counterChangeArgs(step.counters),
     ];
-    const [status, handed] = (await withStoreErrors('commitDirect', () =>
-      scripts.run('commit-direct', scriptKeys, args),
-    )) as [string, number?];
+    // What the send of its messages builds its value on (recordSent), from now on: a send
+    // recorded while this call is in flight runs after it (value-cache.ts).
+    values.set(c.id, built.value);
+    let status: string;
+    let handed: number | undefined;
+    try {
+      [status, handed] = (await withStoreErrors('commitDirect', () =>
+        scripts.run('commit-direct', scriptKeys, args),
+      )) as [string, number?];
+    } catch (error) {
+      values.delete(c.id);
+      throw error;
+    }
+    if (status !== 'ok') values.delete(c.id);
     if (status === 'busy') return { ok: false, reason: 'busy' };
     if (status !== 'ok') return undefined;
-    // What the send of its messages builds its value on (recordSent).
-    values.set(c.id, built.value);
     if (handed !== 1 || !first) return { ok: true };
     return {
       ok: true,
@@ -489,6 +498,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
 
     async peekConversation(key, originSmsId) {
       const c = keys.conversation(key);
+      const mark = values.mark(c.id);
       // Two plain reads, sent in the same write (no pipeline object: ioredis's costs more CPU
       // than the reads): nothing for Redis to run but the reads.
       const [[stored, own], busy] = await withStoreErrors('peekConversation', () =>
@@ -498,8 +508,9 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         ]),
       );
       if (busy !== 0) return null;
-      // What the direct commit builds its value on (commitDirect).
-      values.set(c.id, typeof stored === 'string' ? stored : '');
+      // What the direct commit builds its value on (commitDirect), unless a write of this
+      // process was sent meanwhile: the value it set is the newer one (value-cache.ts).
+      values.setUnlessChanged(c.id, typeof stored === 'string' ? stored : '', mark);
       const read = directViewOf(stored, key, originSmsId);
       const origin =
         originSmsId === undefined

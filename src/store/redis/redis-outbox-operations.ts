@@ -72,11 +72,23 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       ...built.spilledTranscript,
       ...counterChangeArgs(counters),
     ];
-    const [status, next] = (await withStoreErrors('recordSent', () =>
-      scripts.run('record-sent-built', scriptKeys, args),
-    )) as [string, string?];
-    if (status !== 'ok') return undefined;
+    // What the next write builds on from now on: one sent while this call is in flight runs
+    // after it (value-cache.ts).
     values.set(c.id, built.value);
+    let status: string;
+    let next: string | undefined;
+    try {
+      [status, next] = (await withStoreErrors('recordSent', () =>
+        scripts.run('record-sent-built', scriptKeys, args),
+      )) as [string, string?];
+    } catch (error) {
+      values.delete(c.id);
+      throw error;
+    }
+    if (status !== 'ok') {
+      values.delete(c.id);
+      return undefined;
+    }
     const nextMessage = jsonOrNull<OutboundMessage>(next);
     return {
       ok: true,

@@ -1,8 +1,20 @@
 export interface ValueCache {
   /** The value as last read or written ('' for none), or undefined when not known here. */
   get(id: string): string | undefined;
+  /**
+   * What Redis holds, or will hold once the writes this process sent have run: set by a write
+   * when it is sent, not when it is answered, so that a write sent meanwhile builds on it.
+   */
   set(id: string, value: string): void;
+  /** Forgets it: a write that failed or that merges in Lua (nobody here knows its result). */
   delete(id: string): void;
+  /** A mark of the entry's last change, for `setUnlessChanged`. */
+  mark(id: string): number;
+  /**
+   * `set`, for a value read: unless the entry changed since `mark` (a write sent while the read
+   * was in flight set or forgot it, and the read answered what Redis held before that write).
+   */
+  setUnlessChanged(id: string, value: string, mark: number): void;
 }
 
 /**
@@ -11,19 +23,29 @@ export interface ValueCache {
  * process and sent whole, checked in Redis against the value it was built on (issue 26: Redis
  * compares and writes instead of cutting and joining the value in Lua). A value moved by anyone
  * since makes that check fail, and the write goes by the script that merges; so an entry is a
- * hint, never a truth: a stale one costs one call, never a wrong write. The oldest go past `max`.
+ * hint, never a truth: a stale one costs one call, never a wrong write. A write sets its value
+ * when it is sent: one connection runs this process's calls in the order they were sent, so a
+ * send recorded while its conversation's direct commit is in flight builds on what that commit
+ * writes (it failing, the send's check fails too, and it merges). The oldest go past `max`.
  */
 export function createValueCache(max = 2_048): ValueCache {
-  const known = new Map<string, string>();
+  /** By id: the value (undefined once forgotten) and the change that left it. */
+  const known = new Map<string, { value: string | undefined; change: number }>();
+  let changes = 0;
+  const put = (id: string, value: string | undefined) => {
+    known.delete(id);
+    known.set(id, { value, change: ++changes });
+    if (known.size > max) known.delete(known.keys().next().value as string);
+  };
   return {
-    get: (id) => known.get(id),
-    set(id, value) {
-      known.delete(id);
-      known.set(id, value);
-      if (known.size > max) known.delete(known.keys().next().value as string);
-    },
+    get: (id) => known.get(id)?.value,
+    set: put,
     delete: (id) => {
-      known.delete(id);
+      if (known.get(id)?.value !== undefined) put(id, undefined);
+    },
+    mark: (id) => known.get(id)?.change ?? 0,
+    setUnlessChanged(id, value, mark) {
+      if ((known.get(id)?.change ?? 0) === mark) put(id, value);
     },
   };
 }

@@ -135,6 +135,99 @@ describe('two Redis store instances on one keyspace', () => {
 });
 
 /**
+ * One process, one conversation, two writes in flight at once: the send of an answer recorded
+ * while the direct commit of the next reply is still on its way to Redis. The commit's value is
+ * known from when it is sent (value-cache.ts), so the send builds on it rather than on what
+ * the reply's look read, and neither write falls back to the merging scripts.
+ */
+describe('writes of one process in flight together on Redis', () => {
+  const prefix = randomPrefix('value-chain');
+  const store = createRedisStore({ redis, prefix, partitions: 16 });
+  afterAll(async () => {
+    await store.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+  });
+
+  const replyStep = (phone: string, eventId: string, seq: number): StepCommit => ({
+    eventId,
+    expectedSeq: seq,
+    record: conversationRecord(phone, seq + 1),
+    outbound: [outboundMessage(phone, `${eventId}:0`, `Answer to ${eventId}`)],
+    claimOutbox: { leaseMs },
+  });
+
+  it('records a send built on the direct commit sent just before it, and both are written whole', async () => {
+    const phone = '33612399201';
+    await recordedSms(store, phone, 'sms-old');
+    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
+    const first = replyStep(phone, 'r-1', 1);
+    const handed = await store.commitDirect(replyEvent('r-1', phone, 'sms-old'), first, t0 + 1);
+    if (!handed.ok || !handed.outbox) throw new Error('expected the outbox handed over');
+    // The next reply's look, while the first answer is in flight to the service.
+    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(2);
+    const second = replyStep(phone, 'r-2', 2);
+    const message = first.outbound[0]!;
+    const sent = sentRecord(phone, 'sms-1', message.id);
+    let results: unknown[] = [];
+    const scripts = await scriptsOf(async () => {
+      results = await Promise.all([
+        store.commitDirect(replyEvent('r-2', phone, 'sms-old'), second, t0 + 2),
+        store.recordSent(handed.outbox!, message.id, sent, t0 + 3, [], message),
+      ]);
+    });
+    expect(scripts).toEqual(['commit_direct', 'record_sent_built']);
+    expect(results).toEqual([
+      { ok: true },
+      { ok: true, nextOutbox: { message: second.outbound[0], sentSmsId: null }, released: false },
+    ]);
+    expect(await store.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 3));
+    expect(await store.listApplied(keyOf(phone))).toEqual(expect.arrayContaining(['r-1', 'r-2']));
+    expect(await store.getMessage(phone, 'sms-1')).toMatchObject({ outboxId: message.id });
+    expect(await store.pendingOutbound(keyOf(phone))).toEqual([second.outbound[0]]);
+    const transcript = await store.readTranscript(keyOf(phone));
+    // The two replies and the answer recorded after both, each once, in the order written.
+    expect(transcript?.entries.slice(-3).map((entry) => [entry.direction, entry.body])).toEqual([
+      ['in', 'YES'],
+      ['in', 'YES'],
+      ['out', 'Answer to r-1'],
+    ]);
+  });
+
+  it('falls back to the merging scripts, losing nothing, when the write sent first is refused', async () => {
+    const phone = '33612399202';
+    await recordedSms(store, phone, 'sms-old');
+    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
+    const first = replyStep(phone, 'r-1', 1);
+    const handed = await store.commitDirect(replyEvent('r-1', phone, 'sms-old'), first, t0 + 1);
+    if (!handed.ok || !handed.outbox) throw new Error('expected the outbox handed over');
+    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(2);
+    // A worker of this process holds the conversation now: the direct commit is refused (busy).
+    await store.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 2);
+    const inbox = await claimOf(store, 'inbox', phone, t0 + 2);
+    const message = first.outbound[0]!;
+    const sent = sentRecord(phone, 'sms-1', message.id);
+    let results: unknown[] = [];
+    const scripts = await scriptsOf(async () => {
+      results = await Promise.all([
+        store.commitDirect(replyEvent('r-2', phone, 'sms-old'), replyStep(phone, 'r-2', 2), t0 + 3),
+        store.recordSent(handed.outbox!, message.id, sent, t0 + 4, [], message),
+      ]);
+    });
+    // The send was built on a commit that never happened: its check fails, and it merges.
+    expect(scripts).toEqual(['commit_direct', 'record_sent_built', 'record_sent']);
+    expect(results).toEqual([
+      { ok: false, reason: 'busy' },
+      { ok: true, nextOutbox: { message: null, sentSmsId: null }, released: true },
+    ]);
+    expect(await store.getMessage(phone, 'sms-1')).toMatchObject({ outboxId: message.id });
+    expect(await store.listApplied(keyOf(phone))).not.toContain('r-2');
+    expect(await store.pendingOutbound(keyOf(phone))).toEqual([]);
+    await store.release(inbox, t0 + 5);
+  });
+});
+
+/**
  * The sender's last look with the message it holds: one lean call when nothing changed since
  * the message was handed over (`last-look-5.lua`), the full read when something did.
  */
