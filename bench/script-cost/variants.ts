@@ -148,7 +148,7 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
         upTo: 'records let go (SET EX), the transcript list',
         before: '-- LTRIM rather than LPOP',
       },
-      { upTo: 'LTRIM, counters', before: "if ARGV[8] ~= '' then\n  redis.call('LPUSH'" },
+      { upTo: 'LTRIM, counters', before: "-- The guard's count is cut back" },
       { upTo: "the loop guard's count", before: 'if not next then' },
     ],
     removals: [
@@ -160,8 +160,8 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
       },
       {
         without: "the loop guard's count (LPUSH, LTRIM, PEXPIRE)",
-        replace: "if ARGV[8] ~= '' then\n  redis.call('LPUSH'",
-        with: "if false then\n  redis.call('LPUSH'",
+        replace: "if ARGV[8] ~= '' then\n  if redis.call('LPUSH'",
+        with: "if false then\n  if redis.call('LPUSH'",
       },
     ],
   },

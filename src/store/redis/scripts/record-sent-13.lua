@@ -162,8 +162,9 @@ if popped then
   redis.call('LPOP', KEYS[2])
   changeCounters(KEYS[13], ARGV[15], ARGV[16])
   if type(popped.loopGuard) == 'table' then
-    redis.call('LPUSH', KEYS[11], ARGV[8])
-    redis.call('LTRIM', KEYS[11], 0, tonumber(popped.loopGuard.max) - 1)
+    if redis.call('LPUSH', KEYS[11], ARGV[8]) > tonumber(popped.loopGuard.max) then
+      redis.call('LTRIM', KEYS[11], 0, tonumber(popped.loopGuard.max) - 1)
+    end
     redis.call('PEXPIRE', KEYS[11], popped.loopGuard.windowMs)
   end
   -- Recorded now: its body must no longer lead a takeover to this sms id.

@@ -97,9 +97,11 @@ end
 -- LTRIM rather than LPOP: the message is not copied into Lua again.
 redis.call('LTRIM', KEYS[2], 1, -1)
 changeCounterArgs(KEYS[10], ARGV, countersAt + 1, tonumber(ARGV[countersAt]), ARGV[7])
+-- The guard's count is cut back only when it grew past it (a call less a send until then).
 if ARGV[8] ~= '' then
-  redis.call('LPUSH', KEYS[9], ARGV[6])
-  redis.call('LTRIM', KEYS[9], 0, tonumber(ARGV[8]) - 1)
+  if redis.call('LPUSH', KEYS[9], ARGV[6]) > tonumber(ARGV[8]) then
+    redis.call('LTRIM', KEYS[9], 0, tonumber(ARGV[8]) - 1)
+  end
   redis.call('PEXPIRE', KEYS[9], ARGV[9])
 end
 if not next then
