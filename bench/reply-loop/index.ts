@@ -691,6 +691,29 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     const ratios = others.map((other) => fixed(ratioTo(other, pick), 2));
     return [label, ...values.map((value) => fixed(value, decimals)), ...ratios];
   });
+  // Per round: replyflow against each other variant measured next to it in time (the machine's
+  // speed drifts between rounds far more than within one), then the median and the range.
+  const paired = others.map((other) => {
+    const rounds = [...new Set(results.map((r) => r.run))];
+    const pairs = rounds.flatMap((round) => {
+      const mine = results.find((r) => r.run === round && r.variant === 'replyflow');
+      const theirs = results.find((r) => r.run === round && r.variant === other);
+      return mine?.spread && theirs?.spread ? [[mine.spread, theirs.spread] as const] : [];
+    });
+    if (pairs.length === 0) return undefined;
+    const describe = (label: string, pick: (phase: TurnPhase) => number, decimals: number) => {
+      const ratios = pairs.map(([mine, theirs]) => pick(mine) / pick(theirs));
+      return `${label} ${fixed(median(ratios), decimals)} (${fixed(Math.min(...ratios), decimals)}–${fixed(Math.max(...ratios), decimals)})`;
+    };
+    return (
+      `replyflow / ${other}, each round apart (${pairs.length}), median (range): ` +
+      [
+        describe('turns/s', (phase) => phase.turnsPerSecond, 2),
+        describe('Redis CPU µs per turn', (phase) => phase.cpuPerTurn.redis, 2),
+        describe('app CPU µs per turn', (phase) => phase.cpuPerTurn.sut, 2),
+      ].join(', ')
+    );
+  });
   // Where each variant's Redis time goes, over all its runs.
   const profiles = present
     .filter((variant) => variant !== 'replyflow-web')
@@ -715,6 +738,7 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
       `fixed rate: ${settings.latencySeconds} s at ${settings.rate}/s)`,
     markdownTable(['', ...present, ...others.map((other) => `replyflow / ${other}`)], rows),
     '',
+    ...paired.flatMap((line) => (line ? [line, ''] : [])),
     'Redis time per turn by command (and, with --profile-redis, by script):',
     ...profiles.flatMap((profile) => ['', profile]),
   ].join('\n');
