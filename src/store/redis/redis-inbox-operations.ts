@@ -245,6 +245,10 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     const known = values.get(c.id);
     if (known === undefined || !builtStep(step, now)) return undefined;
     const built = valueAfterStep(known, event, step, now, context.retention.conversationsMs);
+    // The known value may be a write of this process still in flight (value-cache.ts): a
+    // redelivery racing the request that brought the event first. That request answers only
+    // once its own write is through, or takes the event in some other way (ingest), or fails
+    // and is retried by the service: the event is never dropped for this answer.
     if (built === 'duplicate') return { ok: false, reason: 'duplicate' };
     if (built === undefined || built === 'stale') return undefined;
     const first = step.outbound[0];
