@@ -245,11 +245,13 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     const known = values.get(c.id);
     if (known === undefined || !builtStep(step, now)) return undefined;
     const built = valueAfterStep(known, event, step, now, context.retention.conversationsMs);
-    // The known value may be a write of this process still in flight (value-cache.ts): a
-    // redelivery racing the request that brought the event first. That request answers only
-    // once its own write is through, or takes the event in some other way (ingest), or fails
-    // and is retried by the service: the event is never dropped for this answer.
-    if (built === 'duplicate') return { ok: false, reason: 'duplicate' };
+    if (built === 'duplicate') {
+      // Known from a write of this process still in flight (a redelivery racing the request
+      // that brought the event first): not applied yet. The merging script, run after that
+      // write, answers what became of it.
+      if (values.inFlight(c.id)) return undefined;
+      return { ok: false, reason: 'duplicate' };
+    }
     if (built === undefined || built === 'stale') return undefined;
     const first = step.outbound[0];
     const guard = first?.loopGuard;
@@ -299,6 +301,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     // What the send of its messages builds its value on (recordSent), from now on: a send
     // recorded while this call is in flight runs after it (value-cache.ts).
     values.set(c.id, built.value);
+    const mark = values.mark(c.id);
     let status: string;
     let handed: number | undefined;
     try {
@@ -312,6 +315,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     if (status !== 'ok') values.delete(c.id);
     if (status === 'busy') return { ok: false, reason: 'busy' };
     if (status !== 'ok') return undefined;
+    values.confirm(c.id, mark);
     if (handed !== 1 || !first) return { ok: true };
     return {
       ok: true,

@@ -75,6 +75,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
     // What the next write builds on from now on: one sent while this call is in flight runs
     // after it (value-cache.ts).
     values.set(c.id, built.value);
+    const mark = values.mark(c.id);
     let status: string;
     let next: string | undefined;
     try {
@@ -89,6 +90,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       values.delete(c.id);
       return undefined;
     }
+    values.confirm(c.id, mark);
     const nextMessage = jsonOrNull<OutboundMessage>(next);
     return {
       ok: true,

@@ -8,6 +8,13 @@ export interface ValueCache {
   set(id: string, value: string): void;
   /** Forgets it: a write that failed or that merges in Lua (nobody here knows its result). */
   delete(id: string): void;
+  /**
+   * Whether the value known is a write still in flight (`set`, not `confirm`ed yet): what it
+   * says of the applied log is not yet true in Redis.
+   */
+  inFlight(id: string): boolean;
+  /** The write that set the value at `mark` is through: the value is Redis's own. */
+  confirm(id: string, mark: number): void;
   /** A mark of the entry's last change, for `setUnlessChanged`. */
   mark(id: string): number;
   /**
@@ -29,23 +36,28 @@ export interface ValueCache {
  * writes (it failing, the send's check fails too, and it merges). The oldest go past `max`.
  */
 export function createValueCache(max = 2_048): ValueCache {
-  /** By id: the value (undefined once forgotten) and the change that left it. */
-  const known = new Map<string, { value: string | undefined; change: number }>();
+  /** By id: the value (undefined once forgotten), the change that left it, and whether a write still in flight did. */
+  const known = new Map<string, { value: string | undefined; change: number; inFlight: boolean }>();
   let changes = 0;
-  const put = (id: string, value: string | undefined) => {
+  const put = (id: string, value: string | undefined, inFlight: boolean) => {
     known.delete(id);
-    known.set(id, { value, change: ++changes });
+    known.set(id, { value, change: ++changes, inFlight });
     if (known.size > max) known.delete(known.keys().next().value as string);
   };
   return {
     get: (id) => known.get(id)?.value,
-    set: put,
+    set: (id, value) => put(id, value, true),
     delete: (id) => {
-      if (known.get(id)?.value !== undefined) put(id, undefined);
+      if (known.get(id)?.value !== undefined) put(id, undefined, false);
+    },
+    inFlight: (id) => known.get(id)?.inFlight === true,
+    confirm(id, mark) {
+      const entry = known.get(id);
+      if (entry?.change === mark) entry.inFlight = false;
     },
     mark: (id) => known.get(id)?.change ?? 0,
     setUnlessChanged(id, value, mark) {
-      if ((known.get(id)?.change ?? 0) === mark) put(id, value);
+      if ((known.get(id)?.change ?? 0) === mark) put(id, value, false);
     },
   };
 }

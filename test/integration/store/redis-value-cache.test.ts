@@ -194,6 +194,54 @@ describe('writes of one process in flight together on Redis', () => {
     ]);
   });
 
+  it('commits a reply once when its redelivery is committed while the first commit is in flight', async () => {
+    const phone = '33612399203';
+    await recordedSms(store, phone, 'sms-old');
+    // Both deliveries looked before either committed: each stepped the same event.
+    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
+    const step = replyStep(phone, 'r-1', 1);
+    const event = replyEvent('r-1', phone, 'sms-old');
+    let results: Array<Awaited<ReturnType<Store['commitDirect']>>> = [];
+    const scripts = await scriptsOf(async () => {
+      results = await Promise.all([
+        store.commitDirect(event, step, t0 + 1),
+        store.commitDirect(event, step, t0 + 1),
+      ]);
+    });
+    // The second found the event in the first's value, still in flight: Redis answers it, after
+    // the first, by the merging script.
+    expect(scripts).toEqual(['commit_direct', 'commit_step']);
+    expect(results.map((result) => (result.ok ? 'ok' : result.reason))).toEqual([
+      'ok',
+      'duplicate',
+    ]);
+    expect((await store.listApplied(keyOf(phone))).filter((id) => id === 'r-1')).toHaveLength(1);
+    expect(await store.pendingOutbound(keyOf(phone))).toEqual(step.outbound);
+    expect(await store.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 2));
+  });
+
+  it('calls no redelivery a duplicate when the commit in flight that has its event is refused', async () => {
+    const phone = '33612399204';
+    await recordedSms(store, phone, 'sms-old');
+    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
+    // A worker holds the conversation: the direct commit of r-1 will be refused.
+    await store.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 1);
+    const inbox = await claimOf(store, 'inbox', phone, t0 + 1);
+    const step = replyStep(phone, 'r-1', 1);
+    const event = replyEvent('r-1', phone, 'sms-old');
+    const results = await Promise.all([
+      store.commitDirect(event, step, t0 + 2),
+      store.commitDirect(event, step, t0 + 2),
+    ]);
+    // Neither applied it: both go to the mailbox (ingest), where it is taken in once.
+    expect(results).toEqual([
+      { ok: false, reason: 'busy' },
+      { ok: false, reason: 'busy' },
+    ]);
+    expect(await store.listApplied(keyOf(phone))).not.toContain('r-1');
+    await store.release(inbox, t0 + 3);
+  });
+
   it('falls back to the merging scripts, losing nothing, when the write sent first is refused', async () => {
     const phone = '33612399202';
     await recordedSms(store, phone, 'sms-old');
