@@ -34,6 +34,7 @@ import {
 } from './redis-store-context.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { valueAfterStep } from './value-after-step.ts';
+import { writeBuilt } from './value-cache.ts';
 
 type InboxOperations = Pick<
   Store,
@@ -298,24 +299,13 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       ...step.outbound.map((message) => storableJson(message)),
       ...counterChangeArgs(step.counters),
     ];
-    // What the send of its messages builds its value on (recordSent), from now on: a send
-    // recorded while this call is in flight runs after it (value-cache.ts).
-    values.set(c.id, built.value);
-    const mark = values.mark(c.id);
-    let status: string;
-    let handed: number | undefined;
-    try {
-      [status, handed] = (await withStoreErrors('commitDirect', () =>
-        scripts.run('commit-direct', scriptKeys, args),
-      )) as [string, number?];
-    } catch (error) {
-      values.delete(c.id);
-      throw error;
-    }
-    if (status !== 'ok') values.delete(c.id);
+    // What the send of its messages builds its value on (recordSent), from the moment it is
+    // sent: a send recorded while this call is in flight runs after it.
+    const [status, handed] = await writeBuilt<[string, number?]>(values, c.id, built.value, () =>
+      withStoreErrors('commitDirect', () => scripts.run('commit-direct', scriptKeys, args)),
+    );
     if (status === 'busy') return { ok: false, reason: 'busy' };
     if (status !== 'ok') return undefined;
-    values.confirm(c.id, mark);
     if (handed !== 1 || !first) return { ok: true };
     return {
       ok: true,

@@ -9,6 +9,7 @@ import { commitResultOf, jsonOrNull, outboxViewOf, recordSentResultOf } from './
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { valueAfterSent } from './value-after-sent.ts';
+import { writeBuilt } from './value-cache.ts';
 
 type OutboxOperations = Pick<
   Store,
@@ -72,25 +73,12 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
       ...built.spilledTranscript,
       ...counterChangeArgs(counters),
     ];
-    // What the next write builds on from now on: one sent while this call is in flight runs
-    // after it (value-cache.ts).
-    values.set(c.id, built.value);
-    const mark = values.mark(c.id);
-    let status: string;
-    let next: string | undefined;
-    try {
-      [status, next] = (await withStoreErrors('recordSent', () =>
-        scripts.run('record-sent-built', scriptKeys, args),
-      )) as [string, string?];
-    } catch (error) {
-      values.delete(c.id);
-      throw error;
-    }
-    if (status !== 'ok') {
-      values.delete(c.id);
-      return undefined;
-    }
-    values.confirm(c.id, mark);
+    // What the next write builds on, from the moment it is sent: one sent while this call is
+    // in flight runs after it.
+    const [status, next] = await writeBuilt<[string, string?]>(values, c.id, built.value, () =>
+      withStoreErrors('recordSent', () => scripts.run('record-sent-built', scriptKeys, args)),
+    );
+    if (status !== 'ok') return undefined;
     const nextMessage = jsonOrNull<OutboundMessage>(next);
     return {
       ok: true,

@@ -61,3 +61,28 @@ export function createValueCache(max = 2_048): ValueCache {
     },
   };
 }
+
+/**
+ * Runs a built write of `value` (the reply's first element `'ok'` when it was written): known
+ * from when it is sent, so that a write sent meanwhile builds on it, confirmed once written,
+ * forgotten when refused or failed.
+ */
+export async function writeBuilt<T extends unknown[]>(
+  values: ValueCache,
+  id: string,
+  value: string,
+  call: () => Promise<unknown>,
+): Promise<T> {
+  values.set(id, value);
+  const mark = values.mark(id);
+  let reply: T;
+  try {
+    reply = (await call()) as T;
+  } catch (error) {
+    values.delete(id);
+    throw error;
+  }
+  if (reply[0] === 'ok') values.confirm(id, mark);
+  else values.delete(id);
+  return reply;
+}

@@ -34,6 +34,27 @@ async function scriptsOf(run: () => Promise<unknown>): Promise<string[]> {
   return [...called];
 }
 
+/** A Redis store on a keyspace of its own, deleted after the file. */
+function storeOn(name: string): Store {
+  const prefix = randomPrefix(name);
+  const store = createRedisStore({ redis, prefix, partitions: 16 });
+  afterAll(async () => {
+    await store.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+  });
+  return store;
+}
+
+/** The step of reply `eventId` on a conversation at `seq`: the next record and one answer. */
+const replyStep = (phone: string, eventId: string, seq: number): StepCommit => ({
+  eventId,
+  expectedSeq: seq,
+  record: conversationRecord(phone, seq + 1),
+  outbound: [outboundMessage(phone, `${eventId}:0`, `Answer to ${eventId}`)],
+  claimOutbox: { leaseMs },
+});
+
 /**
  * Two processes on one Redis: what one knows of a conversation's value (value-cache.ts) goes
  * stale when the other writes it. The built writes (commit-direct, record-sent-built) then find
@@ -47,14 +68,6 @@ describe('two Redis store instances on one keyspace', () => {
     await Promise.all(stores.map((store) => store.close()));
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.unlink(...keys);
-  });
-
-  const replyStep = (phone: string, eventId: string, seq: number): StepCommit => ({
-    eventId,
-    expectedSeq: seq,
-    record: conversationRecord(phone, seq + 1),
-    outbound: [outboundMessage(phone, `${eventId}:0`, `Answer to ${eventId}`)],
-    claimOutbox: { leaseMs },
   });
 
   it("keeps what the other process wrote when a direct commit's value moved after its look", async () => {
@@ -141,21 +154,7 @@ describe('two Redis store instances on one keyspace', () => {
  * the reply's look read, and neither write falls back to the merging scripts.
  */
 describe('writes of one process in flight together on Redis', () => {
-  const prefix = randomPrefix('value-chain');
-  const store = createRedisStore({ redis, prefix, partitions: 16 });
-  afterAll(async () => {
-    await store.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-  });
-
-  const replyStep = (phone: string, eventId: string, seq: number): StepCommit => ({
-    eventId,
-    expectedSeq: seq,
-    record: conversationRecord(phone, seq + 1),
-    outbound: [outboundMessage(phone, `${eventId}:0`, `Answer to ${eventId}`)],
-    claimOutbox: { leaseMs },
-  });
+  const store = storeOn('value-chain');
 
   it('records a send built on the direct commit sent just before it, and both are written whole', async () => {
     const phone = '33612399201';
@@ -280,13 +279,7 @@ describe('writes of one process in flight together on Redis', () => {
  * the message was handed over (`last-look-5.lua`), the full read when something did.
  */
 describe("the sender's last look on Redis", () => {
-  const prefix = randomPrefix('last-look');
-  const store = createRedisStore({ redis, prefix, partitions: 16 });
-  afterAll(async () => {
-    await store.close();
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-  });
+  const store = storeOn('last-look');
 
   it('makes one lean call for a head as it was handed over, and reads the outbox when the phone opted out since', async () => {
     const phone = '33612399101';
