@@ -32,6 +32,7 @@ import {
   type RedisStoreContext,
   withStoreErrors,
 } from './redis-store-context.ts';
+import { sendChecks } from './send-checks.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { valueAfterStep } from './value-after-step.ts';
 import { writeBuilt } from './value-cache.ts';
@@ -256,12 +257,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     if (built === undefined || built === 'stale') return undefined;
     const first = step.outbound[0];
     const guard = first?.loopGuard;
-    const checks =
-      !first || first.compliance === 'opt-out' || first.contact
-        ? ''
-        : guard && first.compliance !== 'help'
-          ? 'sg'
-          : 's';
+    const checks = sendChecks(first);
     const outboxToken = step.claimOutbox && first ? context.newToken() : '';
     const scriptKeys = [
       c.lock('inbox'),

@@ -7,8 +7,9 @@ import { counterChangeArgs, counterChangesJson } from './counter-changes-json.ts
 import { messageBody, storedField } from './message-value.ts';
 import { commitResultOf, jsonOrNull, outboxViewOf, recordSentResultOf } from './parse-reply.ts';
 import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { sendChecks } from './send-checks.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
-import { valueAfterSent } from './value-after-sent.ts';
+import { plainId, valueAfterSent } from './value-after-sent.ts';
 import { writeBuilt } from './value-cache.ts';
 
 type OutboxOperations = Pick<
@@ -99,17 +100,10 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
     leaseMs: number,
   ): Promise<OutboxView | undefined> => {
     // An id the JSON would escape is not found as it is: the full read looks at it.
-    if (!/^[A-Za-z0-9_:.-]+$/.test(message.id)) return undefined;
+    if (message.id === '' || !plainId(message.id)) return undefined;
     const c = keys.conversation(claim);
     const guard = message.loopGuard;
-    // As lib/outbox-head.lua: an opt-out confirmation and a contact update go whatever the
-    // suppression and the guard say, the help text whatever the guard says.
-    const checks =
-      message.compliance === 'opt-out' || message.contact
-        ? ''
-        : guard && message.compliance !== 'help'
-          ? 'sg'
-          : 's';
+    const checks = sendChecks(message);
     const reply = await withStoreErrors('readOutbox', () =>
       scripts.run(
         'last-look',

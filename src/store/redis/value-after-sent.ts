@@ -14,7 +14,7 @@ export interface SentValue {
 }
 
 /** An id written in JSON as it is (lib/messages-line.lua's `plainId`). */
-const plainId = (id: string) => !/[^A-Za-z0-9_:.-]/.test(id);
+export const plainId = (id: string) => !/[^A-Za-z0-9_:.-]/.test(id);
 
 /** A messages line entry's parts, as `entryParts` in lib/messages-line.lua reads them. */
 const entryPattern = /^\["([A-Za-z0-9_:.-]*)",(\d),([01]),(\{.*\})\]$/;
