@@ -35,7 +35,6 @@ import {
 import { sendChecks } from './send-checks.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { valueAfterStep } from './value-after-step.ts';
-import { writeBuilt } from './value-cache.ts';
 
 type InboxOperations = Pick<
   Store,
@@ -297,9 +296,18 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     ];
     // What the send of its messages builds its value on (recordSent), from the moment it is
     // sent: a send recorded while this call is in flight runs after it.
-    const [status, handed] = await writeBuilt<[string, number?]>(values, c.id, built.value, () =>
-      withStoreErrors('commitDirect', () => scripts.run('commit-direct', scriptKeys, args)),
-    );
+    const mark = values.sent(c.id, built.value);
+    let status: string;
+    let handed: number | undefined;
+    try {
+      [status, handed] = (await withStoreErrors('commitDirect', () =>
+        scripts.run('commit-direct', scriptKeys, args),
+      )) as [string, number?];
+    } catch (error) {
+      values.settled(c.id, mark, false);
+      throw error;
+    }
+    values.settled(c.id, mark, status === 'ok');
     if (status === 'busy') return { ok: false, reason: 'busy' };
     if (status !== 'ok') return undefined;
     if (handed !== 1 || !first) return { ok: true };

@@ -10,7 +10,6 @@ import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-sto
 import { sendChecks } from './send-checks.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { plainId, valueAfterSent } from './value-after-sent.ts';
-import { writeBuilt } from './value-cache.ts';
 
 type OutboxOperations = Pick<
   Store,
@@ -76,9 +75,18 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
     ];
     // What the next write builds on, from the moment it is sent: one sent while this call is
     // in flight runs after it.
-    const [status, next] = await writeBuilt<[string, string?]>(values, c.id, built.value, () =>
-      withStoreErrors('recordSent', () => scripts.run('record-sent-built', scriptKeys, args)),
-    );
+    const mark = values.sent(c.id, built.value);
+    let status: string;
+    let next: string | undefined;
+    try {
+      [status, next] = (await withStoreErrors('recordSent', () =>
+        scripts.run('record-sent-built', scriptKeys, args),
+      )) as [string, string?];
+    } catch (error) {
+      values.settled(c.id, mark, false);
+      throw error;
+    }
+    values.settled(c.id, mark, status === 'ok');
     if (status !== 'ok') return undefined;
     const nextMessage = jsonOrNull<OutboundMessage>(next);
     return {

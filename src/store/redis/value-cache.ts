@@ -9,12 +9,18 @@ export interface ValueCache {
   /** Forgets it: a write that failed or that merges in Lua (nobody here knows its result). */
   delete(id: string): void;
   /**
-   * Whether the value known is a write still in flight (`set`, not `confirm`ed yet): what it
+   * Whether the value known is a write still in flight (`sent`, not `settled` yet): what it
    * says of the applied log is not yet true in Redis.
    */
   inFlight(id: string): boolean;
-  /** The write that set the value at `mark` is through: the value is Redis's own. */
-  confirm(id: string, mark: number): void;
+  /**
+   * A built write of `value` is being sent: `set`, answering its mark for `settled`. The caller
+   * awaits the call itself (an extra async layer here would make the commit resolve later than
+   * the ingest calls sent after it, and callers see Redis's order in the order calls resolve).
+   */
+  sent(id: string, value: string): number;
+  /** The built write `sent` at `mark` was answered: confirmed when `written`, else forgotten. */
+  settled(id: string, mark: number, written: boolean): void;
   /** A mark of the entry's last change, for `setUnlessChanged`. */
   mark(id: string): number;
   /**
@@ -51,7 +57,15 @@ export function createValueCache(max = 2_048): ValueCache {
       if (known.get(id)?.value !== undefined) put(id, undefined, false);
     },
     inFlight: (id) => known.get(id)?.inFlight === true,
-    confirm(id, mark) {
+    sent(id, value) {
+      put(id, value, true);
+      return changes;
+    },
+    settled(id, mark, written) {
+      if (!written) {
+        if (known.get(id)?.value !== undefined) put(id, undefined, false);
+        return;
+      }
       const entry = known.get(id);
       if (entry?.change === mark) entry.inFlight = false;
     },
@@ -60,29 +74,4 @@ export function createValueCache(max = 2_048): ValueCache {
       if ((known.get(id)?.change ?? 0) === mark) put(id, value, false);
     },
   };
-}
-
-/**
- * Runs a built write of `value` (the reply's first element `'ok'` when it was written): known
- * from when it is sent, so that a write sent meanwhile builds on it, confirmed once written,
- * forgotten when refused or failed.
- */
-export async function writeBuilt<T extends unknown[]>(
-  values: ValueCache,
-  id: string,
-  value: string,
-  call: () => Promise<unknown>,
-): Promise<T> {
-  values.set(id, value);
-  const mark = values.mark(id);
-  let reply: T;
-  try {
-    reply = (await call()) as T;
-  } catch (error) {
-    values.delete(id);
-    throw error;
-  }
-  if (reply[0] === 'ok') values.confirm(id, mark);
-  else values.delete(id);
-  return reply;
 }
