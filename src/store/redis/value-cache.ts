@@ -1,11 +1,6 @@
 export interface ValueCache {
   /** The value as last read or written ('' for none), or undefined when not known here. */
   get(id: string): string | undefined;
-  /**
-   * What Redis holds, or will hold once the writes this process sent have run: set by a write
-   * when it is sent, not when it is answered, so that a write sent meanwhile builds on it.
-   */
-  set(id: string, value: string): void;
   /** Forgets it: a write that failed or that merges in Lua (nobody here knows its result). */
   delete(id: string): void;
   /**
@@ -14,7 +9,9 @@ export interface ValueCache {
    */
   inFlight(id: string): boolean;
   /**
-   * A built write of `value` is being sent: `set`, answering its mark for `settled`. The caller
+   * A built write of `value` is being sent: from now on the value known is what Redis will hold
+   * once the writes this process sent have run (so a write sent meanwhile builds on it), in
+   * flight until `settled`. Answers its mark for `settled`. The caller
    * awaits the call itself (an extra async layer here would make the commit resolve later than
    * the ingest calls sent after it, and callers see Redis's order in the order calls resolve).
    */
@@ -52,7 +49,6 @@ export function createValueCache(max = 2_048): ValueCache {
   };
   return {
     get: (id) => known.get(id)?.value,
-    set: (id, value) => put(id, value, true),
     delete: (id) => {
       if (known.get(id)?.value !== undefined) put(id, undefined, false);
     },

@@ -156,13 +156,19 @@ describe('two Redis store instances on one keyspace', () => {
 describe('writes of one process in flight together on Redis', () => {
   const store = storeOn('value-chain');
 
-  it('records a send built on the direct commit sent just before it, and both are written whole', async () => {
-    const phone = '33612399201';
+  /** A conversation at seq 1 whose reply r-1 was committed directly, its answer's outbox handed over. */
+  async function answerHandedOver(phone: string) {
     await recordedSms(store, phone, 'sms-old');
     expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
     const first = replyStep(phone, 'r-1', 1);
     const handed = await store.commitDirect(replyEvent('r-1', phone, 'sms-old'), first, t0 + 1);
     if (!handed.ok || !handed.outbox) throw new Error('expected the outbox handed over');
+    return { first, outbox: handed.outbox };
+  }
+
+  it('records a send built on the direct commit sent just before it, and both are written whole', async () => {
+    const phone = '33612399201';
+    const { first, outbox } = await answerHandedOver(phone);
     // The next reply's look, while the first answer is in flight to the service.
     expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(2);
     const second = replyStep(phone, 'r-2', 2);
@@ -172,7 +178,7 @@ describe('writes of one process in flight together on Redis', () => {
     const scripts = await scriptsOf(async () => {
       results = await Promise.all([
         store.commitDirect(replyEvent('r-2', phone, 'sms-old'), second, t0 + 2),
-        store.recordSent(handed.outbox!, message.id, sent, t0 + 3, [], message),
+        store.recordSent(outbox, message.id, sent, t0 + 3, [], message),
       ]);
     });
     expect(scripts).toEqual(['commit_direct', 'record_sent_built']);
@@ -243,11 +249,7 @@ describe('writes of one process in flight together on Redis', () => {
 
   it('falls back to the merging scripts, losing nothing, when the write sent first is refused', async () => {
     const phone = '33612399202';
-    await recordedSms(store, phone, 'sms-old');
-    expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
-    const first = replyStep(phone, 'r-1', 1);
-    const handed = await store.commitDirect(replyEvent('r-1', phone, 'sms-old'), first, t0 + 1);
-    if (!handed.ok || !handed.outbox) throw new Error('expected the outbox handed over');
+    const { first, outbox } = await answerHandedOver(phone);
     expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(2);
     // A worker of this process holds the conversation now: the direct commit is refused (busy).
     await store.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 2);
@@ -258,7 +260,7 @@ describe('writes of one process in flight together on Redis', () => {
     const scripts = await scriptsOf(async () => {
       results = await Promise.all([
         store.commitDirect(replyEvent('r-2', phone, 'sms-old'), replyStep(phone, 'r-2', 2), t0 + 3),
-        store.recordSent(handed.outbox!, message.id, sent, t0 + 4, [], message),
+        store.recordSent(outbox, message.id, sent, t0 + 4, [], message),
       ]);
     });
     // The send was built on a commit that never happened: its check fails, and it merges.
