@@ -7,9 +7,14 @@ import type { StoredTranscriptEntry } from '../transcript.ts';
  * a few hundred bytes (a hash holding it goes past the listpack limit and costs ~40 % more):
  *
  * ```
- * <seq>\n<applied>\n<timers>\n<messages>\n<record JSON less location, phone and seq>[\n<transcript>]
+ * [~<write mark>\n]<seq>\n<applied>\n<timers>\n<messages>\n<record JSON less location, phone and seq>[\n<transcript>]
  * ```
  *
+ * - `write mark` (issue 26): a line that a write built in the process (value-after-step.ts,
+ *   value-after-sent.ts) puts first, new for each write (`newWriteMark`). Every script that
+ *   rewrites the value drops it (`conversationValue` in lib/conversation-parts.lua), so a mark
+ *   still in Redis says the value is the one its writer built, byte for byte: the next built
+ *   write checks those few bytes (`GETRANGE`) instead of sending and reading the whole value.
  * - `seq`: the fencing version, which the commit script reads without decoding JSON.
  * - `applied`: `[<last commit ms>,"<event id>",…]`, the applied log, bounded by count and time
  *   (`commit-step-17.lua`); empty before the first logged event.
@@ -130,6 +135,8 @@ export function storedTimer(timer: TimerRecord, recordRunId: string | undefined)
 
 /** A stored value cut into its five lines, none decoded yet. */
 export interface ValueLines {
+  /** The write mark ('' for none). */
+  mark?: string;
   seq: number;
   applied: string;
   timers: string;
@@ -144,21 +151,22 @@ export function valueLines(stored: unknown): ValueLines | null {
   if (typeof stored !== 'string') {
     throw new Error(`unexpected Redis reply ${String(stored)}: expected a conversation value`);
   }
+  // The write mark's line, when there is one, comes before the value's own lines.
+  const marked = stored.startsWith('~');
+  const markEnd = marked ? stored.indexOf('\n') : -1;
+  if (marked && markEnd < 0) throw new Error(notThisLayout);
   const ends: number[] = [];
-  for (let at = -1, line = 0; line < 4; line++) {
+  for (let at = markEnd, line = 0; line < 4; line++) {
     at = stored.indexOf('\n', at + 1);
-    if (at < 0) {
-      throw new Error(
-        'a conversation value is not in the layout of this release (seq, applied, timers, messages, record)',
-      );
-    }
+    if (at < 0) throw new Error(notThisLayout);
     ends.push(at);
   }
   const [first = 0, second = 0, third = 0, fourth = 0] = ends;
   // A sixth line, the transcript, is there once the conversation has a message.
   const fifth = stored.indexOf('\n', fourth + 1);
   return {
-    seq: Number(stored.slice(0, first)),
+    mark: marked ? stored.slice(1, markEnd) : '',
+    seq: Number(stored.slice(markEnd + 1, first)),
     applied: stored.slice(first + 1, second),
     timers: stored.slice(second + 1, third),
     messages: stored.slice(third + 1, fourth),
@@ -167,9 +175,15 @@ export function valueLines(stored: unknown): ValueLines | null {
   };
 }
 
-/** A stored value from its lines, as `conversationValue` in lib/conversation-parts.lua writes it. */
+const notThisLayout =
+  'a conversation value is not in the layout of this release (seq, applied, timers, messages, record)';
+
+/**
+ * A stored value from its lines, as `conversationValue` in lib/conversation-parts.lua writes it,
+ * with the write mark in front when `mark` is set.
+ */
 export function joinValueLines(lines: ValueLines): string {
-  const head = `${lines.seq}\n${lines.applied}\n${lines.timers}\n${lines.messages}\n${lines.record}`;
+  const head = `${lines.mark ? `~${lines.mark}\n` : ''}${lines.seq}\n${lines.applied}\n${lines.timers}\n${lines.messages}\n${lines.record}`;
   return lines.transcript === '' ? head : `${head}\n${lines.transcript}`;
 }
 

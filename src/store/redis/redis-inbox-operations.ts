@@ -35,6 +35,7 @@ import {
 import { sendChecks } from './send-checks.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { valueAfterStep } from './value-after-step.ts';
+import { builtOn } from './write-mark.ts';
 
 type InboxOperations = Pick<
   Store,
@@ -272,7 +273,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       c.countersPrefix,
     ];
     const args = [
-      known,
+      builtOn(known),
       built.value,
       built.ttlMs,
       c.id,

@@ -10,6 +10,7 @@ import { messageTtl, type RedisStoreContext, withStoreErrors } from './redis-sto
 import { sendChecks } from './send-checks.ts';
 import { transcriptListKept } from './transcript-line-with.ts';
 import { plainId, valueAfterSent } from './value-after-sent.ts';
+import { builtOn } from './write-mark.ts';
 
 type OutboxOperations = Pick<
   Store,
@@ -58,7 +59,7 @@ export function redisOutboxOperations(context: RedisStoreContext): OutboxOperati
     const args = [
       claim.token,
       `"id":${JSON.stringify(message.id)}`,
-      known,
+      builtOn(known),
       built.value,
       c.id,
       now,

@@ -3,6 +3,7 @@ import { storableJson } from '../storable-json.ts';
 import { storeLimits } from '../store-limits.ts';
 import { joinValueLines, valueLines } from './conversation-value.ts';
 import { transcriptLineWith } from './transcript-line-with.ts';
+import { newWriteMark } from './write-mark.ts';
 
 /** A conversation's value after a recorded send, built here rather than in Lua (issue 26). */
 export interface SentValue {
@@ -53,7 +54,12 @@ export function valueAfterSent(
   const entry = `o[${now.toFixed(0)},${JSON.stringify(smsId)},${storableJson(message.body)}]`;
   const transcript = transcriptLineWith(lines.transcript, entry);
   return {
-    value: joinValueLines({ ...lines, messages: messages.line, transcript: transcript.line }),
+    value: joinValueLines({
+      ...lines,
+      mark: newWriteMark(),
+      messages: messages.line,
+      transcript: transcript.line,
+    }),
     spilledMessages: messages.spilled,
     spilledTranscript: transcript.spilled,
   };

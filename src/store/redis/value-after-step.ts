@@ -11,6 +11,7 @@ import {
   valueLines,
 } from './conversation-value.ts';
 import { transcriptLineWith } from './transcript-line-with.ts';
+import { newWriteMark } from './write-mark.ts';
 
 /** A conversation's value after a direct step, built here rather than in Lua (issue 26). */
 export interface StepValue {
@@ -67,6 +68,7 @@ export function valueAfterStep(
   const entry = `i[${event.receivedAt.toFixed(0)},${storableJson(event.body)},${storableJson(state)}]`;
   const transcript = transcriptLineWith(before.transcript, entry);
   const value = joinValueLines({
+    mark: newWriteMark(),
     seq: record.seq,
     applied,
     timers: timers.line,

@@ -22,14 +22,19 @@ afterAll(() => redis.quit());
 
 /** The store functions called on the connection, by script (`commit_direct`, `record_sent`…). */
 const called: string[] = [];
+/** The arguments (ARGV, less the keys) of each call in `called`. */
+const calledArgs: string[][] = [];
 const fcall = redis.fcall.bind(redis);
 redis.fcall = ((name: string, ...rest: unknown[]) => {
   called.push(String(name).replace(/^replyflow_|_[0-9a-f]{10}$/g, ''));
+  const flat = rest.flat().map(String);
+  calledArgs.push(flat.slice(1 + Number(flat[0])));
   return (fcall as (...args: unknown[]) => Promise<unknown>)(name, ...rest);
 }) as typeof redis.fcall;
 /** The scripts the calls made in `run` went through, in order. */
 async function scriptsOf(run: () => Promise<unknown>): Promise<string[]> {
   called.length = 0;
+  calledArgs.length = 0;
   await run();
   return [...called];
 }
@@ -300,5 +305,81 @@ describe("the sender's last look on Redis", () => {
     });
     expect(full).toEqual(['last_look', 'read_outbox']);
     expect(view).toMatchObject({ message: null, dropped: [{ id: 'e-0:0', reason: 'suppressed' }] });
+  });
+});
+
+/**
+ * Write marks (conversation-value.ts): a value built in the process starts with a mark line of
+ * its own, and the next write built on it sends that line alone for Redis to check; every
+ * script that merges into the value drops the mark, so a mark found in Redis always means the
+ * bytes its writer built.
+ */
+describe('write marks on Redis', () => {
+  const prefix = randomPrefix('write-mark');
+  const stores = [0, 1].map(() => createRedisStore({ redis, prefix, partitions: 16 }));
+  const [one, other] = stores as [Store, Store];
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+  });
+  const valueKey = (phone: string) => `${prefix}{p${one.partitionOf(phone)}}:conv:paris:${phone}`;
+  const markOf = (value: string | null) => /^~([^\n]+)\n\d+\n/.exec(value ?? '')?.[1];
+
+  /** Phone's conversation at seq 1 (an sms recorded), looked at by `one`, then r-1 committed directly. */
+  async function committedDirectly(phone: string) {
+    await recordedSms(one, phone, 'sms-old');
+    const merged = await redis.get(valueKey(phone));
+    expect(merged).toMatch(/^1\n/);
+    expect((await one.peekConversation(keyOf(phone)))?.record?.seq).toBe(1);
+    const step = replyStep(phone, 'r-1', 1);
+    let committed: Awaited<ReturnType<Store['commitDirect']>> | undefined;
+    const scripts = await scriptsOf(async () => {
+      committed = await one.commitDirect(replyEvent('r-1', phone), step, t0 + 1);
+    });
+    expect(scripts).toEqual(['commit_direct']);
+    // Built on a value with no mark: checked against the whole of it.
+    expect(calledArgs[0]?.[0]).toBe(merged);
+    if (!committed?.ok || !committed.outbox) throw new Error('expected the outbox handed over');
+    const mark = markOf(await redis.get(valueKey(phone)));
+    expect(mark).toMatch(/^[A-Za-z0-9_-]{9,}$/);
+    const message = step.outbound[0]!;
+    return { outbox: committed.outbox, message, mark: mark! };
+  }
+
+  it('checks a write built on a value of its own by the mark alone', async () => {
+    const phone = '33612399301';
+    const { outbox, message, mark } = await committedDirectly(phone);
+    const sent = sentRecord(phone, 'sms-new', message.id);
+    const scripts = await scriptsOf(() =>
+      one.recordSent(outbox, message.id, sent, t0 + 2, [], message),
+    );
+    expect(scripts).toEqual(['record_sent_built']);
+    expect(calledArgs[0]?.[2]).toBe(`~${mark}\n`);
+    const after = markOf(await redis.get(valueKey(phone)));
+    expect(after).toBeDefined();
+    expect(after).not.toBe(mark);
+    expect(await one.getMessage(phone, 'sms-new')).toMatchObject({ outboxId: message.id });
+    expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 2));
+  });
+
+  it('drops the mark when a script merges into the value, so a write built on the old mark merges too', async () => {
+    const phone = '33612399302';
+    const { outbox, message, mark } = await committedDirectly(phone);
+    // The other process takes in a status: the script merges it into the value.
+    await other.ingest('n-st', [statusItem('st-1', phone, 'sms-old', 'delivered')], t0 + 2);
+    const merged = await redis.get(valueKey(phone));
+    expect(merged).toMatch(/^2\n/);
+    const sent = sentRecord(phone, 'sms-new', message.id);
+    const scripts = await scriptsOf(() =>
+      one.recordSent(outbox, message.id, sent, t0 + 3, [], message),
+    );
+    // Built on the marked value the merge replaced: refused, then merged.
+    expect(scripts).toEqual(['record_sent_built', 'record_sent']);
+    expect(calledArgs[0]?.[2]).toBe(`~${mark}\n`);
+    expect(markOf(await redis.get(valueKey(phone)))).toBeUndefined();
+    expect(await one.getMessage(phone, 'sms-old')).toMatchObject({ status: 'delivered' });
+    expect(await one.getMessage(phone, 'sms-new')).toMatchObject({ outboxId: message.id });
+    expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 2));
   });
 });

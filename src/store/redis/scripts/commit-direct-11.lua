@@ -1,7 +1,8 @@
 --[[
   Commits a direct turn's step (commit-step-17.lua's direct mode) with the conversation's value
   built by the caller (value-after-step.ts), in the usual case only: the value is written whole
-  when it is still the one the step was computed on. The step's messages go onto the outbox as
+  when it is still the one the step was computed on (its write mark unchanged, or the whole
+  value the same when it had none). The step's messages go onto the outbox as
   commit-step-17.lua puts them: an idle outbox is handed to the caller's sender (its head
   checked as lib/outbox-head.lua checks it), else made ready unless a claim holds it. Anything
   else answers 'moved' and changes nothing (a moved value, a head to drop, messages held for
@@ -19,7 +20,8 @@
     KEYS[9] recent sends to the phone (the loop guard's count)
     KEYS[10] timers of the partition (zset: conversation id → its earliest due time)
     KEYS[11] counters key prefix (+ counter name)
-    ARGV[1] the value the step was computed on ('' for none)
+    ARGV[1] the value the step was computed on ('' for none), or its write mark line alone when
+            it has one (`valueIs` in lib/conversation-parts.lua)
     ARGV[2] the value to write
     ARGV[3] its TTL (ms), 0 for none
     ARGV[4] conversation id
@@ -44,7 +46,7 @@
 if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
   return {'busy'}
 end
-if (redis.call('GET', KEYS[3]) or '') ~= ARGV[1] then
+if not valueIs(KEYS[3], ARGV[1]) then
   return {'moved'}
 end
 local spills = tonumber(ARGV[17])

@@ -23,7 +23,8 @@
     KEYS[11] message record key prefix (+ sms id)
     ARGV[1] token
     ARGV[2] `"id":"<outbox message id>"`, as the message's JSON holds it
-    ARGV[3] the value the caller built on
+    ARGV[3] the value the caller built on, or its write mark line alone when it has one
+            (`valueIs` in lib/conversation-parts.lua)
     ARGV[4] the value to write
     ARGV[5] conversation id
     ARGV[6] now (ms)
@@ -48,7 +49,7 @@ local heads = redis.call('LRANGE', KEYS[2], 0, 1)
 if not heads[1] or not string.find(heads[1], ARGV[2], 1, true) then
   return {'moved'}
 end
-if (redis.call('GET', KEYS[3]) or '') ~= ARGV[3] then
+if not valueIs(KEYS[3], ARGV[3]) then
   return {'moved'}
 end
 local now = tonumber(ARGV[6])

@@ -1,19 +1,43 @@
 -- A stored conversation value (conversation-value.ts):
--- `<seq>\n<applied>\n<timers>\n<messages>\n<record>[\n<transcript>]`. Answers its first five
--- lines as strings, and its transcript line as a reference into the value (`{value, from}`, ''
--- when there is none): a script that rewrites the value passes it on to `conversationValue`,
--- and the line, up to 200 messages, is copied once there instead of once per step (each byte
--- made a Lua string costs Redis about 1.8 ns). `transcriptText` makes it a string. Answers nil
--- when there is no value.
+-- `[~<write mark>\n]<seq>\n<applied>\n<timers>\n<messages>\n<record>[\n<transcript>]`. The write
+-- mark, when there is one, is a line that only the writes built in the process put first (a
+-- new one each write; see `valueIs`): every script that rewrites a value through
+-- `conversationValue` drops it, so that a mark still in Redis says its value is, byte for
+-- byte, the one its writer built. Where the value's own lines start (1, or after the mark).
+local function valueStart(value)
+  if string.byte(value, 1) ~= 126 then
+    return 1
+  end
+  local cut = string.find(value, '\n', 1, true)
+  return cut and cut + 1 or #value + 1
+end
+
+-- Whether the conversation value at `key` is `expected` ('' for none): a write mark line
+-- (`~<mark>\n`, what a value built in the process starts with) is compared with the same
+-- bytes at the start of the stored value (a `GETRANGE`: the value is not copied into Lua);
+-- anything else, with the whole stored value.
+local function valueIs(key, expected)
+  if string.byte(expected, 1) == 126 then
+    return redis.call('GETRANGE', key, 0, #expected - 1) == expected
+  end
+  return (redis.call('GET', key) or '') == expected
+end
+
+-- Answers its first five lines as strings (the mark left out), and its transcript line as a
+-- reference into the value (`{value, from}`, '' when there is none): a script that rewrites
+-- the value passes it on to `conversationValue`, and the line, up to 200 messages, is copied
+-- once there instead of once per step (each byte made a Lua string costs Redis about 1.8 ns).
+-- `transcriptText` makes it a string. Answers nil when there is no value.
 local function conversationParts(value)
   if not value then
     return nil
   end
-  local e1 = string.find(value, '\n', 1, true)
+  local start = valueStart(value)
+  local e1 = string.find(value, '\n', start, true)
   local e2 = e1 and string.find(value, '\n', e1 + 1, true)
   local e3 = e2 and string.find(value, '\n', e2 + 1, true)
   local e4 = e3 and string.find(value, '\n', e3 + 1, true)
-  if not e4 or not string.find(value, '^%d+\n') then
+  if not e4 or not string.find(value, '^%d+\n', start) then
     return nil
   end
   local e5 = string.find(value, '\n', e4 + 1, true)
@@ -26,11 +50,10 @@ local function conversationParts(value)
   else
     record = string.sub(value, e4 + 1)
   end
-  return string.sub(value, 1, e1 - 1), string.sub(value, e1 + 1, e2 - 1),
+  return string.sub(value, start, e1 - 1), string.sub(value, e1 + 1, e2 - 1),
     string.sub(value, e2 + 1, e3 - 1), string.sub(value, e3 + 1, e4 - 1), record, transcript
 end
 
--- A transcript line as a string, from what `conversationParts` or `transcriptWith` answered.
 local function transcriptText(transcript)
   if type(transcript) ~= 'table' then
     return transcript or ''
@@ -55,12 +78,15 @@ local function conversationValue(seq, applied, timers, messages, record, transcr
 end
 
 -- A value as the worker reads it (claims, commits, read-inbox): its transcript line left
--- out, since only `readTranscript` needs it and it may hold 200 messages.
+-- out, since only `readTranscript` needs it and it may hold 200 messages, and its write mark
+-- too (a value read here is never the base of a built write).
 local function withoutTranscript(value)
   if not value then
     return value
   end
-  return string.match(value, '^(%d+\n[^\n]*\n[^\n]*\n[^\n]*\n[^\n]*)\n') or value
+  local start = valueStart(value)
+  return string.match(value, '^(%d+\n[^\n]*\n[^\n]*\n[^\n]*\n[^\n]*)\n', start) or
+    (start > 1 and string.sub(value, start) or value)
 end
 
 -- A conversation's value less its transcript line, as `withoutTranscript` answers it, read so
@@ -75,8 +101,9 @@ local function conversationHead(key)
   if part == '' then
     return nil
   end
-  -- The transcript line starts after the fifth newline.
-  local at = 0
+  -- The transcript line starts after the fifth newline of the value's own lines.
+  local start = valueStart(part)
+  local at = start - 1
   for _ = 1, 5 do
     at = string.find(part, '\n', at + 1, true)
     if not at then
@@ -84,10 +111,10 @@ local function conversationHead(key)
     end
   end
   if at then
-    return string.sub(part, 1, at - 1)
+    return string.sub(part, start, at - 1)
   end
   if #part < headReadBytes then
-    return part
+    return start > 1 and string.sub(part, start) or part
   end
   return withoutTranscript(redis.call('GET', key))
 end
