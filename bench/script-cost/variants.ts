@@ -109,10 +109,10 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
   'commit-direct-11.lua': {
     cuts: [
       {
-        upTo: 'busy check (EXISTS)',
-        before: "if (redis.call('GET', KEYS[3]) or '') ~= ARGV[1] then",
+        upTo: 'busy and idle checks (EXISTS)',
+        before: 'if not valueIs(KEYS[3], ARGV[1]) then',
       },
-      { upTo: "the value's GET and compare", before: 'local spills = tonumber(ARGV[17])' },
+      { upTo: "the value's check (its mark)", before: 'local now = tonumber(ARGV[5])' },
       { upTo: "the outbox's and its head's checks", before: 'local ttl = tonumber(ARGV[3])' },
       { upTo: "the value's SET", before: 'if spills > 0 then' },
       { upTo: 'the transcript list', before: "if ARGV[8] ~= '' then" },
@@ -136,9 +136,9 @@ const parts: Record<string, { cuts: Cut[]; removals: Removal[] }> = {
       },
       {
         upTo: 'head and next (LRANGE)',
-        before: "if (redis.call('GET', KEYS[3]) or '') ~= ARGV[3] then",
+        before: 'if not valueIs(KEYS[3], ARGV[3]) then',
       },
-      { upTo: "the value's GET and compare", before: 'local now = tonumber(ARGV[6])' },
+      { upTo: "the value's check (its mark)", before: 'local now = tonumber(ARGV[6])' },
       {
         upTo: "the next message's checks",
         before: "redis.call('SET', KEYS[3], ARGV[4], 'KEEPTTL')",

@@ -43,20 +43,22 @@
   Output:
     {'busy'} (a worker holds the conversation, or events wait) | {'moved'} | {'ok', handed: 1 or 0}
 ]]
-if redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
+local spills = tonumber(ARGV[17])
+local at = 18 + spills
+local outbound = tonumber(ARGV[at])
+-- Busy, and (with messages to queue) whether the outbox is idle: empty and unclaimed. In the
+-- usual case (none of the four keys there) one call answers both.
+local idle = outbound > 0 and redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[5], KEYS[6]) == 0
+if not idle and redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
   return {'busy'}
 end
 if not valueIs(KEYS[3], ARGV[1]) then
   return {'moved'}
 end
-local spills = tonumber(ARGV[17])
-local at = 18 + spills
-local outbound = tonumber(ARGV[at])
 local now = tonumber(ARGV[5])
 -- Handed over when the outbox was idle (empty, unclaimed), as commit-step-17.lua hands it.
 local handOver = false
 if outbound > 0 then
-  local idle = redis.call('EXISTS', KEYS[5], KEYS[6]) == 0
   handOver = idle and ARGV[6] ~= ''
   if handOver and ARGV[13] ~= '' then
     -- The head's checks as lib/outbox-head.lua makes them: a message it would drop goes there.
