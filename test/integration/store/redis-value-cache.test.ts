@@ -51,6 +51,19 @@ function storeOn(name: string): Store {
   return store;
 }
 
+/** Two Redis stores (two processes) on one keyspace of their own, deleted after the file. */
+function twoStoresOn(name: string): { prefix: string; one: Store; other: Store } {
+  const prefix = randomPrefix(name);
+  const stores = [0, 1].map(() => createRedisStore({ redis, prefix, partitions: 16 }));
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+  });
+  const [one, other] = stores as [Store, Store];
+  return { prefix, one, other };
+}
+
 /** The step of reply `eventId` on a conversation at `seq`: the next record and one answer. */
 const replyStep = (phone: string, eventId: string, seq: number): StepCommit => ({
   eventId,
@@ -66,14 +79,7 @@ const replyStep = (phone: string, eventId: string, seq: number): StepCommit => (
  * the value moved, and the merging scripts write instead: nothing the other wrote is lost.
  */
 describe('two Redis store instances on one keyspace', () => {
-  const prefix = randomPrefix('value-cache');
-  const stores = [0, 1].map(() => createRedisStore({ redis, prefix, partitions: 16 }));
-  const [one, other] = stores as [Store, Store];
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-  });
+  const { one, other } = twoStoresOn('value-cache');
 
   it("keeps what the other process wrote when a direct commit's value moved after its look", async () => {
     const phone = '33612399001';
@@ -315,14 +321,7 @@ describe("the sender's last look on Redis", () => {
  * bytes its writer built.
  */
 describe('write marks on Redis', () => {
-  const prefix = randomPrefix('write-mark');
-  const stores = [0, 1].map(() => createRedisStore({ redis, prefix, partitions: 16 }));
-  const [one, other] = stores as [Store, Store];
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length > 0) await redis.unlink(...keys);
-  });
+  const { prefix, one, other } = twoStoresOn('write-mark');
   const valueKey = (phone: string) => `${prefix}{p${one.partitionOf(phone)}}:conv:paris:${phone}`;
   const markOf = (value: string | null) => /^~([^\n]+)\n\d+\n/.exec(value ?? '')?.[1];
 
