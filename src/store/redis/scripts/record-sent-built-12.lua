@@ -95,8 +95,11 @@ if entries > 0 then
     redis.call('PERSIST', KEYS[4])
   end
 end
--- LTRIM rather than LPOP: the message is not copied into Lua again.
-redis.call('LTRIM', KEYS[2], 1, -1)
+-- LTRIM rather than LPOP: the message is not copied into Lua again. The last one goes with
+-- the claim below (one DEL).
+if next then
+  redis.call('LTRIM', KEYS[2], 1, -1)
+end
 changeCounterArgs(KEYS[10], ARGV, countersAt + 1, tonumber(ARGV[countersAt]), ARGV[7])
 -- The guard's count is cut back only when it grew past it (a call less a send until then).
 if ARGV[8] ~= '' then
@@ -106,7 +109,7 @@ if ARGV[8] ~= '' then
   redis.call('PEXPIRE', KEYS[9], ARGV[9])
 end
 if not next then
-  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1], KEYS[2])
   redis.call('ZREM', KEYS[5], ARGV[5])
   return {'ok', ''}
 end
