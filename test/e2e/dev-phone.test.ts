@@ -240,11 +240,14 @@ describe.skipIf(!browserAvailable())('the dev phone, in a real browser', () => {
       .poll(() => activeStates(page), { timeout: 15_000 })
       .toEqual(['open', 'open.asking']);
     const chart = page.getByTestId('statechart');
+    // Found and measured in one go, inside the box (which stays): a locator's `evaluateAll`
+    // finds the elements first and measures them in a second step, and a live update that
+    // draws the chart again in between leaves it measuring detached labels, 0 px high.
     const labels = () =>
-      chart.locator('text').evaluateAll((els) =>
-        els.map((el) => ({
-          text: el.textContent ?? '',
-          height: el.getBoundingClientRect().height,
+      chart.evaluate((el) =>
+        [...el.querySelectorAll('text')].map((text) => ({
+          text: text.textContent ?? '',
+          height: text.getBoundingClientRect().height,
         })),
       );
     const drawn = await labels();
@@ -307,7 +310,9 @@ describe.skipIf(!browserAvailable())('the dev phone, in a real browser', () => {
     await page.getByRole('button', { name: 'Expand' }).click();
     const expanded = await measure();
     expect(expanded.svg.width).toBeLessThanOrEqual(expanded.box.width);
-    for (const label of await labels()) expect(label.height).toBeGreaterThanOrEqual(11);
+    for (const label of await labels()) {
+      expect(label.height, `"${label.text}" is ${label.height} px high`).toBeGreaterThanOrEqual(11);
+    }
     await page.screenshot({ path: screenshotPath('dev-phone-appointment.png') });
     await page.keyboard.press('Escape');
     await expect.poll(() => page.getByRole('button', { name: 'Expand' }).count()).toBe(1);
