@@ -54,6 +54,7 @@ local function conversationParts(value)
     string.sub(value, e2 + 1, e3 - 1), string.sub(value, e3 + 1, e4 - 1), record, transcript
 end
 
+-- A transcript line as a string, from what `conversationParts` or `transcriptWith` answered.
 local function transcriptText(transcript)
   if type(transcript) ~= 'table' then
     return transcript or ''
