@@ -51,6 +51,14 @@ export interface ReplyLoop {
   notify(envelope: unknown): Promise<number>;
   /** Waits until the emulator accepted `count` SMS for the phone, and returns their bodies. */
   waitForBodies(phone: string, count: number, timeout?: number): Promise<string[]>;
+  /**
+   * Waits until the emulator has nothing left to do on its own (`GET /_emulator/pending-work`):
+   * every webhook delivery, its retries and every status change done. A test that moves a
+   * manual clock past the applied log's window (24 h) waits for it first: a retry of a
+   * notification whose first answer was late (the emulator's deadline is 40 ms at its time
+   * scale) that came after the move would be a new event to replyflow.
+   */
+  emulatorIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -266,6 +274,18 @@ export async function startReplyLoop(options: ReplyLoopOptions): Promise<ReplyLo
       );
     },
     bodiesTo,
+    async emulatorIdle() {
+      await waitFor(
+        async () => {
+          const res = await fetch(`${emulator.url}/_emulator/pending-work`);
+          return ((await res.json()) as { count: number }).count === 0;
+        },
+        {
+          timeout: 30_000,
+          message: 'the emulator has no work left (deliveries, retries, statuses)',
+        },
+      );
+    },
     async notify(envelope) {
       const res = await fetch(webhookUrl, {
         method: 'POST',

@@ -72,6 +72,8 @@ describe.each(['redis', 'memory'] as const)('durable timers on the %s store', (s
     await loop.waitForBodies(phone, 1);
     await loop.reply(phone, 'YES');
     expect(await loop.waitForBodies(phone, 2)).toEqual([greeting, 'Confirmed, thank you.']);
+    // The reply's notification answered for good before a day passes (see `emulatorIdle`).
+    await loop.emulatorIdle();
     clock.advance('25h');
     await loop.app.fireDueTimers!();
     await settle(loop, phone);
@@ -140,6 +142,7 @@ describe.each(['redis', 'memory'] as const)('durable timers on the %s store', (s
     clock.advance('2d');
     await loop.reply(quiet, 'still here');
     expect(await loop.waitForBodies(quiet, 2)).toEqual(['Ask me anything.', 'Noted.']);
+    await loop.emulatorIdle();
     clock.advance('2d');
     await loop.app.fireDueTimers!();
     await settle(loop, quiet);
