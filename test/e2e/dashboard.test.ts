@@ -61,13 +61,7 @@ describe.skipIf(!browserAvailable())(
      */
     const settleAll = async () => {
       for (const phone of everyone) await settle(loop, phone);
-      await waitFor(
-        async () => {
-          const res = await fetch(`${loop.emulator.url}/_emulator/pending-work`);
-          return ((await res.json()) as { count: number }).count === 0;
-        },
-        { timeout: 30_000, message: 'the emulator has nothing left to do' },
-      );
+      await loop.emulatorIdle();
     };
 
     beforeAll(async () => {
