@@ -138,6 +138,9 @@ describe('scheduled and keyed starts on the admin API (real Redis, the emulator,
           async () => (await loop.store.getConversation({ location, phone }))?.status === 'done',
           { message: 'the first conversation ended' },
         );
+        // No retry of that reply's webhook may land after the clock moves a day on (past the
+        // applied log's 24 h window, it would be a new event): see loop.emulatorIdle().
+        await loop.emulatorIdle();
       }
       // Posted again 25 days after the first time (it waits), and 40 days after (it fired).
       if (d === 25 || d === 40) {
@@ -210,6 +213,7 @@ describe('scheduled and keyed starts on the admin API (real Redis, the emulator,
       async () => (await loop.store.getConversation({ location, phone }))?.status === 'done',
       { message: 'the conversation ended' },
     );
+    await loop.emulatorIdle();
     for (const later of [25, 29]) {
       await moveTo(Date.parse('2027-05-01T08:00:00Z') + later * day);
       expect(await start(request)).toEqual({
