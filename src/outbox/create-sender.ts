@@ -22,6 +22,12 @@ import { classifySendError, type SmsGateway } from './sms-gateway.ts';
  */
 export const defaultSendsInFlight = 32;
 
+/**
+ * Claims handed over that may wait for a lane, in rounds of the lanes (on top of one round):
+ * see `handOffBacklog` in create-queue-consumer.ts.
+ */
+const handOffBacklogRounds = 8;
+
 /** How often a message in doubt looks for its status again until its grace ends. */
 const inDoubtRecheckMs = 1_000;
 /**
@@ -182,6 +188,14 @@ export function createSender(options: SenderOptions) {
     answersFirst: {
       isBulk: (claim) => claim.view.message?.botInitiated === true,
       lanes: answerLanes,
+    },
+    // Behind (the service slower than the replies come), a commit still hands its outbox over
+    // while claims waiting here are taken within an eighth of their lease: making it ready
+    // instead costs Redis a claim and a last look per outbox. A claim that waited past
+    // `recheckAfterMs` gets its last look anyway, so an opt-out committed meanwhile is seen.
+    handOffBacklog: {
+      places: handOffBacklogRounds * (lanes + answerLanes),
+      maxWaitMs: leaseMs / 8,
     },
   });
 

@@ -34,6 +34,18 @@ export interface QueueConsumerOptions<Q extends QueueName = QueueName> {
    * lane takes the offered claims that are not bulk first.
    */
   answersFirst?: { isBulk(claim: ClaimWithView<Q>): boolean; lanes: number };
+  /**
+   * Places for claims handed over (`reserve`) on top of the `concurrency` ones, open while the
+   * claims that waited are taken soon: as long as the last claim a lane took from those waiting
+   * had waited at most `maxWaitMs` since its lease began. Without it a maker finds no place
+   * once `concurrency` claims wait, and makes its work ready in the store instead, for a lane to
+   * claim from there: the sender's commits then cost Redis a claim and a last look per outbox
+   * (about 70–95 µs) instead of a hand-over's two commands (docs/benchmarks.md, "The sender's
+   * backlog in the process"). Work waiting here is this process's alone: another one's lanes
+   * cannot take it, so the wait is bounded (a lease is long; `maxWaitMs` should be a small part
+   * of it).
+   */
+  handOffBacklog?: { places: number; maxWaitMs: number };
 }
 
 /**
@@ -129,6 +141,13 @@ export function createQueueConsumer<Q extends QueueName>(
   // Places held for claims still being made (`reserve`).
   let reserved = 0;
   const free = () => options.concurrency - offered.length - reserved;
+  // How long the last claim a lane took from `offered` had waited there (since its lease began).
+  let lastOfferedWaitMs = 0;
+  // The places a maker may hold (`reserve`): the backlog's on top while the waits stay short.
+  const handOffRoom = () => {
+    const backlog = options.handOffBacklog;
+    return backlog && lastOfferedWaitMs <= backlog.maxWaitMs ? free() + backlog.places : free();
+  };
 
   function wakeFor(partition: number): void {
     quiet[partition] = false;
@@ -225,6 +244,7 @@ export function createQueueConsumer<Q extends QueueName>(
     // would wait out the lease and the in-doubt grace after a restart.
     while (running && offered.length > 0 && !(answers && offered[0]!.bulk)) {
       const next = offered.shift()!;
+      lastOfferedWaitMs = options.clock.now() - next.claimedAt;
       any = true;
       await options.handle(next.claim, next.claimedAt);
     }
@@ -236,7 +256,7 @@ export function createQueueConsumer<Q extends QueueName>(
       return running;
     },
     reserve(wanted) {
-      const held = running ? Math.max(0, Math.min(wanted, free())) : 0;
+      const held = running ? Math.max(0, Math.min(wanted, handOffRoom())) : 0;
       reserved += held;
       return held;
     },
