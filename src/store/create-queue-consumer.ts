@@ -174,7 +174,9 @@ export function createQueueConsumer<Q extends QueueName>(
       try {
         const found = await scan(offset, answers);
         failures = 0;
-        if (!found) await signal.wait(laneSleepMs);
+        // Not once stopped: a stop while this lane's scan was in flight woke only the lanes
+        // asleep then, and this one would sleep its laneSleepMs, holding stop() up.
+        if (!found && running) await signal.wait(laneSleepMs);
       } catch (error) {
         failures++;
         // Every lane meets a store outage: it is logged once for the process, not per lane.

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../../src/scheduler/create-manual-clock.ts';
 import { createQueueConsumer } from '../../../src/store/create-queue-consumer.ts';
 import { createMemoryStore } from '../../../src/store/memory/create-memory-store.ts';
-import type { ClaimWithView } from '../../../src/store/store.ts';
+import type { ClaimWithView, Store } from '../../../src/store/store.ts';
 import {
   leaseMs,
   outboundMessage,
@@ -68,5 +68,42 @@ describe('a queue consumer that stops', () => {
       expect(again, `outbox of ${phone}`).toMatchObject({ phone });
       expect(again?.view.takenOver).toBeUndefined();
     }
+  });
+
+  it('ends a lane whose claim was in flight when it stopped, without its idle sleep (a stop that waited 60 s)', async () => {
+    const store = createMemoryStore({});
+    const clock = createManualClock(t0);
+    // The lane's first claim is held until the test lets it answer (a slow Redis).
+    let answer = () => {};
+    let asked = () => {};
+    const claimAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const slow: Store = Object.create(store);
+    slow.claimMany = (async (...args: Parameters<Store['claimMany']>) => {
+      asked();
+      await new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      return store.claimMany(...args);
+    }) as Store['claimMany'];
+    const consumer = createQueueConsumer({
+      store: slow,
+      queue: 'outbox',
+      clock,
+      logger: pino({ level: 'silent' }),
+      concurrency: 1,
+      leaseMs,
+      idleMs: 60_000,
+      async handle() {},
+    });
+    consumer.start();
+    await claimAsked;
+    // Stopped while the claim is in flight: it finds nothing, and the lane must end rather
+    // than sleep its 60 s (past this test's time-out).
+    const stopped = consumer.stop();
+    answer();
+    await stopped;
+    expect(consumer.running).toBe(false);
   });
 });
