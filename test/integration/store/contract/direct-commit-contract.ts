@@ -212,6 +212,35 @@ export function directCommitContract(store: () => Store): void {
         expect(recorded).toMatchObject({ ok: true, nextOutbox: { message: outbound[1] } });
       });
 
+      it('behind an outbox nobody holds whose head waits for quiet hours, makes it ready at once for a message that may go now', async () => {
+        const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+        const holdUntil = t0 + 3_600_000;
+        await queueOutbound(store(), phone, [{ ...outboundMessage(phone, 'h-1'), holdUntil }]);
+        const held = await claimOf(store(), 'outbox', phone, t0);
+        expect(await store().deferOutbound(held, 'h-1', 0, holdUntil)).toEqual({ ok: true });
+        const partition = store().partitionOf(phone);
+        expect(await store().claim('outbox', partition, leaseMs, t0 + 1)).toBeNull();
+        const step = { ...replyStep(phone, 'r-1', 1), claimOutbox: { leaseMs } };
+        expect(await commitDirect(replyEvent('r-1', phone), step, t0 + 2)).toEqual({ ok: true });
+        // The answer passes the held message: claimable now, not when the hold ends.
+        const outbox = await claimOf(store(), 'outbox', phone, t0 + 3);
+        expect(outbox.view).toEqual({ message: step.outbound[0], sentSmsId: null });
+      });
+
+      it('behind an outbox a claim holds, queues its message for the holder to send next', async () => {
+        const [phone = ''] = phonesInDistinctPartitions(store(), 1);
+        await queueOutbound(store(), phone, [outboundMessage(phone, 'q-1')]);
+        const holder = await claimOf(store(), 'outbox', phone, t0);
+        expect(holder.view.message?.id).toBe('q-1');
+        const step = { ...replyStep(phone, 'r-1', 1), claimOutbox: { leaseMs } };
+        expect(await commitDirect(replyEvent('r-1', phone), step, t0 + 1)).toEqual({ ok: true });
+        const partition = store().partitionOf(phone);
+        expect(await store().claim('outbox', partition, leaseMs, t0 + 2)).toBeNull();
+        expect(
+          await store().recordSent(holder, 'q-1', sentRecord(phone, 'sms-q-1', 'q-1'), t0 + 3),
+        ).toMatchObject({ ok: true, released: false, nextOutbox: { message: step.outbound[0] } });
+      });
+
       it('pops nothing: an event ingested afterwards is claimed and committed as usual', async () => {
         const [phone = ''] = phonesInDistinctPartitions(store(), 1);
         await idleConversation(phone);
