@@ -48,10 +48,14 @@ local at = 18 + spills
 local outbound = tonumber(ARGV[at])
 -- Busy, and (with messages to queue) whether the outbox is idle: empty and unclaimed. In the
 -- usual case (none of the four keys there) one call answers both.
-local idle = outbound > 0 and redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[5], KEYS[6]) == 0
+local present = outbound > 0 and redis.call('EXISTS', KEYS[1], KEYS[2], KEYS[5], KEYS[6]) or 1
+local idle = present == 0
 if not idle and redis.call('EXISTS', KEYS[1], KEYS[2]) > 0 then
   return {'busy'}
 end
+-- Not busy, so with messages to queue `present` counts the outbox list and its lock alone: two
+-- means a claim holds the outbox (the sender behind: a call less than asking the lock again).
+local held = outbound > 0 and present == 2
 if not valueIs(KEYS[3], ARGV[1]) then
   return {'moved'}
 end
@@ -71,7 +75,7 @@ if outbound > 0 then
         return {'moved'}
       end
     end
-  elseif not idle and redis.call('EXISTS', KEYS[6]) == 0 then
+  elseif not idle and not held and redis.call('EXISTS', KEYS[6]) == 0 then
     -- Queued behind messages nobody holds: one held for quiet hours is the merging script's.
     local head = redis.call('LINDEX', KEYS[5], 0)
     if head and string.find(head, '"holdUntil":', 1, true) then

@@ -39,7 +39,9 @@
   Output:
     {'ok', ''} (the claim released: the outbox is empty) | {'ok', next message JSON} | {'moved'}
 ]]
-if redis.call('HGET', KEYS[1], 'token') ~= ARGV[1] then
+-- The lease with the token: one call, and the next message's lease below needs no other.
+local lock = redis.call('HMGET', KEYS[1], 'token', 'lease')
+if lock[1] ~= ARGV[1] then
   return {'moved'}
 end
 if redis.call('EXISTS', KEYS[6], KEYS[7], KEYS[8]) > 0 then
@@ -114,6 +116,5 @@ if not next then
   return {'ok', ''}
 end
 -- The outbox lock has no TTL (see claim-8.lua): the lease is the ready time alone.
-local lease = tonumber(redis.call('HGET', KEYS[1], 'lease'))
-redis.call('ZADD', KEYS[5], 'XX', now + lease, ARGV[5])
+redis.call('ZADD', KEYS[5], 'XX', now + tonumber(lock[2]), ARGV[5])
 return {'ok', next}
