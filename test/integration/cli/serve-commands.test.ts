@@ -119,7 +119,7 @@ describe('replyflow dev on the network', { timeout: 90_000 }, () => {
       REPLYFLOW_BOTS_DIR: 'test/fixtures/echo-bot-only',
     });
     await waitFor(() => run.output.stdout.includes('dev phone:'), {
-      timeout: 15_000,
+      timeout: 60_000,
       message: `dev up (${run.output.stderr})`,
     });
     expect(await reachable('127.0.0.1', port)).toBe(true);
@@ -147,7 +147,7 @@ describe('replyflow dev on the network', { timeout: 90_000 }, () => {
     const env = { PORT: String(port), REPLYFLOW_BOTS_DIR: 'test/fixtures/echo-bot-only' };
     const first = replyflow(['dev'], env);
     await waitFor(() => first.output.stdout.includes('dev phone:'), {
-      timeout: 15_000,
+      timeout: 60_000,
       message: `the first dev up (${first.output.stderr})`,
     });
     // The second by PORT and the third by --port at the same time: both find the port taken.
@@ -172,7 +172,7 @@ describe('replyflow dev on the network', { timeout: 90_000 }, () => {
       { REPLYFLOW_BOTS_DIR: 'test/fixtures/echo-bot-only' },
     );
     await waitFor(() => run.output.stdout.includes('dev phone:'), {
-      timeout: 15_000,
+      timeout: 60_000,
       message: `dev up (${run.output.stderr})`,
     });
     const state = `http://127.0.0.1:${port}/dev/state`;
@@ -197,7 +197,7 @@ describe('replyflow dev on the network', { timeout: 90_000 }, () => {
     const run = replyflow(['dev', '--host', '0.0.0.0', '--port', String(port)], {
       REPLYFLOW_BOTS_DIR: 'test/fixtures/echo-bot-only',
     });
-    await waitFor(() => run.output.stdout.includes('dev phone:'), { timeout: 15_000 });
+    await waitFor(() => run.output.stdout.includes('dev phone:'), { timeout: 60_000 });
     expect(run.output.stdout).toMatch(/WARN.*dev is listening beyond this machine/);
     expect(await reachable(otherAddress, port)).toBe(true);
     run.child.kill('SIGTERM');
