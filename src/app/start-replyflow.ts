@@ -234,6 +234,7 @@ export async function startReplyflow(options: StartOptions): Promise<RunningRepl
         scheduler,
         compliance,
         ...(events.hasSubscriptions && { hasSubscriptions: events.hasSubscriptions }),
+        ...(events.dispatcher && { events: events.dispatcher }),
         ...options.worker,
         onStep,
       })

@@ -1,6 +1,7 @@
 import type { BotRegistry } from '../bot/bot-registry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { maskPhone } from '../observability/mask-phone.ts';
+import type { EventDispatcher } from '../outbox/create-event-dispatcher.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { Scheduler } from '../scheduler/create-scheduler.ts';
 import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
@@ -58,6 +59,12 @@ export interface WorkerOptions {
    * outbound events in their commits. Absent: none do.
    */
   hasSubscriptions?: (location: string) => boolean;
+  /**
+   * This process's event dispatcher, when it runs one: told of the partition of each commit
+   * that queued outbound events, so it delivers them at once rather than when its poll of
+   * that partition comes round.
+   */
+  events?: Pick<EventDispatcher, 'queued'>;
   /** Called after each committed step (metrics, tests), with the time it took to run and commit. */
   onStep?: (outcome: StepOutcome, claim: Claim, durationMs: number) => void;
 }
@@ -179,6 +186,7 @@ export function createWorker(options: WorkerOptions): Worker {
     if (timers.length > 0) {
       options.scheduler?.armed(claim.partition, Math.min(...timers.map((t) => t.dueAt)));
     }
+    if (commit.events?.length) options.events?.queued(claim.partition);
     options.onStep?.(outcome, claim, performance.now() - stepStartedAt);
   }
 

@@ -54,13 +54,19 @@ export interface EventDispatcher {
   start(): void;
   /** Stops claiming and waits for the rounds in flight. */
   stop(): Promise<void>;
+  /**
+   * A commit of this process queued events of `partition`: that partition is claimed next, at
+   * once, rather than when its turn comes round (up to 16 × `pollMs`, 4 s, later).
+   */
+  queued(partition: number): void;
 }
 
 /**
  * Delivers the outbound events the steps queued (issue 24), off the conversation's path: no
  * step and no SMS waits for it. It claims due events from one partition at a time, in turn
  * (pausing `pollMs` after a partition with nothing due, so an idle process costs 4 store calls
- * a second), and posts each to every subscription of its location that wants its type, at
+ * a second), and first any partition a commit of this process told it of (`queued`), so that
+ * an event goes out as soon as its step is committed; it posts each to every subscription of its location that wants its type, at
  * most `concurrency` events at once. Delivery is per subscription: the event keeps which
  * subscriptions took it (2xx) and which were given up, and each round posts to the others
  * alone. One that fails in a way retrying can help is tried again with exponential backoff and
@@ -92,6 +98,9 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
       wake = done;
     });
 
+  /** Partitions a commit of this process queued events in, claimed before the turn's. */
+  const told = new Set<number>();
+
   async function run(): Promise<void> {
     let partition = 0;
     while (running) {
@@ -99,30 +108,34 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
         await Promise.race(inFlight);
         continue;
       }
+      const first = told.values().next();
+      const asked = first.done ? partition : first.value;
+      told.delete(asked);
+      const limit = concurrency - inFlight.size;
       let claimed: QueuedEvent[] = [];
       try {
-        claimed = await store.claimDueEvents(
-          partition,
-          clock.now(),
-          leaseMs,
-          concurrency - inFlight.size,
-        );
+        claimed = await store.claimDueEvents(asked, clock.now(), leaseMs, limit);
         outage.answered(logger);
       } catch (error) {
         // Logged once per outage (`storeOutage`), not at every poll.
         outage.failed(logger, error, 'could not claim outbound events; trying again', {
-          partition,
+          partition: asked,
         });
+        // A partition told of stays told: its events are claimed once the store answers.
+        if (asked !== partition) told.add(asked);
         await pause(1_000);
       }
       for (const queued of claimed) {
         const round = deliver(queued).finally(() => inFlight.delete(round));
         inFlight.add(round);
       }
-      // A partition with work is asked again at once; an empty one passes the turn.
-      if (claimed.length === 0) {
+      if (asked !== partition) {
+        // A partition told of: asked again while it fills a whole claim, then the turn goes on.
+        if (claimed.length === limit) told.add(asked);
+      } else if (claimed.length === 0) {
+        // A partition with work is asked again at once; an empty one passes the turn.
         partition = (partition + 1) % store.partitions;
-        await pause(pollMs);
+        if (told.size === 0) await pause(pollMs);
       }
     }
   }
@@ -251,6 +264,11 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
       wake?.();
       await loop;
       await Promise.allSettled([...inFlight]);
+    },
+    queued(partition) {
+      if (!running) return;
+      told.add(partition);
+      wake?.();
     },
   };
 }

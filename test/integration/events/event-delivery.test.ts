@@ -147,6 +147,36 @@ describe('outbound events through the event outbox, on redis', () => {
     expect(await loop.store.listEvents({ limit: 10 })).toEqual([]);
   });
 
+  it('delivers the events of a step as soon as it is committed, not when the poll of its partition comes round', async () => {
+    const hook = await receiver((_, res) => res.writeHead(204).end());
+    // A poll so slow that an event found by polling alone would take minutes.
+    const loop = await startReplyLoop({
+      registry,
+      events: [{ ...hook.subscription, types: ['conversation.started', 'conversation.ended'] }],
+      eventDispatcher: { pollMs: 600_000 },
+    });
+    cleanups.push(() => loop.close());
+    const phones = ['33612349011', '33612349012', '33612349013'];
+    for (const phone of phones) await loop.start(phone, 'survey');
+    await waitFor(() => hook.deliveries.length >= phones.length || undefined, {
+      timeout: 15_000,
+      message: 'a conversation.started for each start',
+    });
+    for (const phone of phones) {
+      await loop.waitForBodies(phone, 1);
+      await loop.reply(phone, '8');
+    }
+    await waitFor(() => hook.deliveries.length >= 2 * phones.length || undefined, {
+      timeout: 15_000,
+      message: 'a conversation.ended for each answer',
+    });
+    expect(hook.deliveries.map(({ event }) => `${event.type} ${event.data.phone}`).sort()).toEqual(
+      phones
+        .flatMap((phone) => [`conversation.ended ${phone}`, `conversation.started ${phone}`])
+        .sort(),
+    );
+  });
+
   it('retries a receiver that fails 5 times: each event reaches it exactly once by id', async () => {
     const hook = await receiver((n, res) => res.writeHead(n < 5 ? 500 : 200).end());
     const loop = await loopWith([hook.subscription]);
