@@ -66,8 +66,8 @@ export interface EventDispatcher {
  * step and no SMS waits for it. It claims due events from one partition at a time, in turn
  * (pausing `pollMs` after a partition with nothing due, so an idle process costs 4 store calls
  * a second), and first any partition a commit of this process told it of (`queued`), so that
- * an event goes out as soon as its step is committed; it posts each to every subscription of its location that wants its type, at
- * most `concurrency` events at once. Delivery is per subscription: the event keeps which
+ * an event goes out as soon as its step is committed. It posts each to every subscription of
+ * its location that wants its type, at most `concurrency` events at once. Delivery is per subscription: the event keeps which
  * subscriptions took it (2xx) and which were given up, and each round posts to the others
  * alone. One that fails in a way retrying can help is tried again with exponential backoff and
  * full jitter until its `retryForMs` after the event was queued; one that fails for good (a
