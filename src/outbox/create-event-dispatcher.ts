@@ -14,7 +14,7 @@ import { storeOutage } from '../store/store-outage.ts';
 import { eventRetryAt } from './event-retry-at.ts';
 
 export interface EventDispatcherOptions {
-  store: Pick<Store, 'partitions' | 'claimDueEvents' | 'settleEvent'>;
+  store: Pick<Store, 'partitions' | 'claimDueEvents' | 'settleEvent' | 'onEventsQueued'>;
   /** A location's subscriptions (the config's `events`). */
   subscriptions: (location: string) => readonly EventSubscription[];
   /** One delivery attempt (`postEvent` from `app/`, with its time-out). Never throws. */
@@ -65,8 +65,9 @@ export interface EventDispatcher {
  * Delivers the outbound events the steps queued (issue 24), off the conversation's path: no
  * step and no SMS waits for it. It claims due events from one partition at a time, in turn
  * (pausing `pollMs` after a partition with nothing due, so an idle process costs 4 store calls
- * a second), and first any partition a commit of this process told it of (`queued`), so that
- * an event goes out as soon as its step is committed. It posts each to every subscription of
+ * a second), and first any partition it was told had events queued: by a commit of this
+ * process (`queued`), or by the store (`onEventsQueued`: an operator's opt-out, another
+ * process's step, a replay), so that an event goes out as soon as it is queued. It posts each to every subscription of
  * its location that wants its type, at most `concurrency` events at once. Delivery is per subscription: the event keeps which
  * subscriptions took it (2xx) and which were given up, and each round posts to the others
  * alone. One that fails in a way retrying can help is tried again with exponential backoff and
@@ -100,6 +101,13 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
 
   /** Partitions a commit of this process queued events in, claimed before the turn's. */
   const told = new Set<number>();
+  let stopHearing = () => {};
+
+  function tell(partition: number): void {
+    if (!running) return;
+    told.add(partition);
+    wake?.();
+  }
 
   async function run(): Promise<void> {
     let partition = 0;
@@ -255,20 +263,20 @@ export function createEventDispatcher(options: EventDispatcherOptions): EventDis
     start() {
       if (running) return;
       running = true;
+      // Events queued by any process sharing the store (a worker's step, an operator's opt-out
+      // through another process's admin API): their partition is claimed at once.
+      stopHearing = store.onEventsQueued((partition) => tell(partition));
       loop = run().catch((error: unknown) => {
         logger.error({ err: error }, 'the outbound event dispatcher stopped');
       });
     },
     async stop() {
       running = false;
+      stopHearing();
       wake?.();
       await loop;
       await Promise.allSettled([...inFlight]);
     },
-    queued(partition) {
-      if (!running) return;
-      told.add(partition);
-      wake?.();
-    },
+    queued: tell,
   };
 }

@@ -76,6 +76,13 @@ export interface EventOutbox {
    * subscriptions that took it keep it (`deliveredTo`); those given up are tried again.
    */
   replayEvent(id: string, now: number): Promise<boolean>;
+  /**
+   * Calls `listener` when a call queued events of `partition` (a step's, an operator's opt-out
+   * or opt-in, a replay), on Redis from any process sharing the store: a hint for dispatchers,
+   * so that an event queued by a process without one is posted at once rather than when the
+   * dispatcher's poll comes round to its partition. Returns an unsubscribe.
+   */
+  onEventsQueued(listener: (partition: number) => void): () => void;
 }
 
 /** The listing's copy of an event: the full number is for its receiver only. */

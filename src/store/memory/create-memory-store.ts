@@ -55,6 +55,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       state.timerListeners.add(listener);
       return () => state.timerListeners.delete(listener);
     },
+    onEventsQueued(listener) {
+      state.eventListeners.add(listener);
+      return () => state.eventListeners.delete(listener);
+    },
 
     async getConversation(key) {
       return parse(state.conversations.get(conversationId(key)));

@@ -14,7 +14,7 @@ import type { MemoryEventEntry, MemoryEventOutbox } from './memory-event-outbox.
 export function memoryEventOperations(
   outboxes: readonly MemoryEventOutbox[],
   retentionMs: number,
-): EventOutbox {
+): Omit<EventOutbox, 'onEventsQueued'> {
   const deadCap = Math.max(1, Math.ceil(storeLimits.deadLetterCap / outboxes.length));
   const outboxOf = (partition: number) => {
     const outbox = outboxes[partition];
@@ -91,22 +91,7 @@ export function memoryEventOperations(
 
     async replayEvent(id, now) {
       for (const outbox of outboxes) {
-        const entry = outbox.dead.get(id);
-        if (!entry) continue;
-        outbox.dead.delete(id);
-        outbox.queued.set(id, {
-          json: entry.json,
-          attempts: 0,
-          queuedAt: now,
-          lastError: '',
-          deadAt: 0,
-          reason: '',
-          // As replay-event-4.lua: those that took it keep it; those given up are tried again.
-          delivered: entry.delivered,
-          gaveUp: '',
-        });
-        outbox.due.set(id, now);
-        return true;
+        if (outbox.replay(id, now)) return true;
       }
       return false;
     },

@@ -73,6 +73,8 @@ export class MemoryState {
   private readonly timers: MemoryTimers[];
   /** `onTimerArmed` listeners: told of each timer a commit sets, on a microtask. */
   readonly timerListeners = new Set<(partition: number, dueAt: number) => void>();
+  /** `onEventsQueued` listeners: told of each partition a call queued events in, on a microtask. */
+  readonly eventListeners = new Set<(partition: number) => void>();
 
   constructor(
     readonly partitions: number,
@@ -83,7 +85,18 @@ export class MemoryState {
       outbox: new MemoryLeaseQueue(partitions),
     };
     this.timers = Array.from({ length: partitions }, () => new MemoryTimers());
-    this.eventOutboxes = Array.from({ length: partitions }, () => new MemoryEventOutbox());
+    this.eventOutboxes = Array.from(
+      { length: partitions },
+      (_, partition) => new MemoryEventOutbox(() => this.eventsQueued(partition)),
+    );
+  }
+
+  /** Tells the `onEventsQueued` listeners, after the call that queued them has answered. */
+  private eventsQueued(partition: number): void {
+    if (this.eventListeners.size === 0) return;
+    queueMicrotask(() => {
+      for (const listener of this.eventListeners) listener(partition);
+    });
   }
 
   timersOf(partition: number): MemoryTimers {

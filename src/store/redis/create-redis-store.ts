@@ -92,6 +92,7 @@ export function createRedisStore(options: RedisStoreOptions): Store {
     ...redisEventOperations(context),
     onReady: (listener) => ready.add(listener),
     onTimerArmed: (listener) => ready.addTimerListener(listener),
+    onEventsQueued: (listener) => ready.addEventsListener(listener),
     ...redisCampaignOperations(context),
     onCampaignDue: (listener) => ready.addCampaignListener(listener),
     close: () => ready.close(),

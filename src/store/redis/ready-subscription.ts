@@ -35,11 +35,20 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
 
   const timerListeners = new Set<(partition: number, dueAt: number) => void>();
   const campaignListeners = new Set<(partition: number, dueAt: number) => void>();
+  const eventListeners = new Set<(partition: number) => void>();
   const onMessage = (channel: string, message: string) => {
     if (channel !== options.channel) return;
     const [queue, partition, dueAt] = message.split(':');
     if ((queue === 'inbox' || queue === 'outbox') && partition !== undefined) {
       listeners.emit(queue satisfies QueueName, Number(partition));
+    } else if (queue === 'events' && partition !== undefined) {
+      for (const listener of eventListeners) {
+        try {
+          listener(Number(partition));
+        } catch (error) {
+          options.onError(error);
+        }
+      }
     } else if (
       (queue === 'timers' || queue === 'campaigns') &&
       partition !== undefined &&
@@ -119,8 +128,15 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       campaignListeners.add(listener);
       return () => campaignListeners.delete(listener);
     },
+    /** Hears "events:<partition>" (`announceEvents`: a call queued outbound events there). */
+    addEventsListener(listener: (partition: number) => void): () => void {
+      if (!subscribed) subscribe();
+      eventListeners.add(listener);
+      return () => eventListeners.delete(listener);
+    },
     async close(): Promise<void> {
       listeners.clear();
+      eventListeners.clear();
       timerListeners.clear();
       campaignListeners.clear();
       if (!connection) return;

@@ -1,7 +1,7 @@
 import { type EventOutbox, maskedEvent, progressWords, type QueuedEvent } from '../event-outbox.ts';
 import { storeLimits } from '../store-limits.ts';
 import { queuedEventOf } from './event-value.ts';
-import { type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
+import { announceEvents, type RedisStoreContext, withStoreErrors } from './redis-store-context.ts';
 
 /** The outbound events' outbox (issue 24): one call per partition, each in its slot. */
 export function redisEventOperations({
@@ -9,7 +9,7 @@ export function redisEventOperations({
   keys,
   scripts,
   retention,
-}: RedisStoreContext): EventOutbox {
+}: RedisStoreContext): Omit<EventOutbox, 'onEventsQueued'> {
   const partitionKeys = (partition: number) => {
     const p = keys.partition(partition);
     return [p.events, p.eventsDue, p.deadEvents, p.deadEventsAt];
@@ -91,7 +91,10 @@ export function redisEventOperations({
         const replayed = await withStoreErrors('replayEvent', () =>
           scripts.run('replay-event', partitionKeys(partition), [id, now]),
         );
-        if (replayed === 1) return true;
+        if (replayed === 1) {
+          announceEvents({ redis, keys }, partition);
+          return true;
+        }
       }
       return false;
     },

@@ -27,6 +27,7 @@ import { eventValue } from './event-value.ts';
 import { messageBody, messageRecordOf } from './message-value.ts';
 import { inboxViewOf, jsonOrNull, outboxViewOf } from './parse-reply.ts';
 import {
+  announceEvents,
   isCluster,
   messageTtl,
   type RedisStoreContext,
@@ -492,6 +493,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       if (status === 'lost-lock' || status === 'stale' || status === 'suppressed') {
         return { ok: false, reason: status };
       }
+      if (step.events?.length) announceEvents(context, claim.partition);
       const next = inboxViewOf(view, claim);
       // The script sends the record back only when the step left it as it was.
       if (step.record) next.record = step.record;
@@ -545,6 +547,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       ) {
         return { ok: false, reason: status };
       }
+      if (step.events?.length) announceEvents(context, partition);
       const outbox = handedOutbox(claim, claim.partition, call.outboxToken, view);
       return { ok: true, ...(outbox && { outbox }) };
     },

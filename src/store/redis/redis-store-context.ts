@@ -49,3 +49,15 @@ export const seconds = (ms: number) => Math.ceil(ms / 1_000);
 /** The TTL (s) of a message record (a dropped message's too), as the scripts take it. */
 export const messageTtl = (context: Pick<RedisStoreContext, 'retention'>) =>
   seconds(context.retention.conversationsMs);
+
+/**
+ * Tells every process sharing the store that `partition` has outbound events queued
+ * ("events:<partition>" on the ready channel, `onEventsQueued`), after the call that queued
+ * them. A hint: dispatchers also poll, so a publish Redis fails is left to their poll.
+ */
+export function announceEvents(
+  context: Pick<RedisStoreContext, 'redis' | 'keys'>,
+  partition: number,
+) {
+  context.redis.publish(context.keys.readyChannel, `events:${partition}`).catch(() => {});
+}

@@ -2,7 +2,12 @@ import { conversationId, parseConversationId } from '../conversation-id.ts';
 import type { Store } from '../store.ts';
 import { type Suppression, suppressionOf, suppressionValue } from '../suppression.ts';
 import { eventValue } from './event-value.ts';
-import { type RedisStoreContext, scanNodes, withStoreErrors } from './redis-store-context.ts';
+import {
+  announceEvents,
+  type RedisStoreContext,
+  scanNodes,
+  withStoreErrors,
+} from './redis-store-context.ts';
 
 type SuppressionOperations = Pick<
   Store,
@@ -90,6 +95,9 @@ export function redisSuppressionOperations(context: RedisStoreContext): Suppress
       const written = await withStoreErrors('addSuppressions', () =>
         setMissing([...byPartition.values()]),
       );
+      for (const [partition, group] of byPartition) {
+        if (group.some((write) => write[2] !== undefined)) announceEvents(context, partition);
+      }
       const added = written.filter(Boolean).length;
       return { added, existing: written.length - added };
     },
@@ -110,6 +118,7 @@ export function redisSuppressionOperations(context: RedisStoreContext): Suppress
           ],
         ),
       );
+      if (removed === 1 && event) announceEvents(context, c.number);
       return removed === 1;
     },
 

@@ -149,6 +149,51 @@ describe('createEventDispatcher', () => {
       { reason: 'http_400 from a', attempts: 1 },
     ]);
   });
+
+  it('claims at once a partition the store says had events queued (an import, an opt-in, a replay), without waiting for its poll', async () => {
+    const store = createMemoryStore({ partitions: 4 });
+    // Partition 0 is claimed at start, then the poll rests: phones of the other partitions.
+    const phones = ['33612345601', '33612345602', '33612345603', '33612345604', '33612345605']
+      .filter((p) => store.partitionOf(p) !== 0)
+      .slice(0, 3);
+    expect(phones).toHaveLength(3);
+    const at = (i: number) => ({
+      ...event(`evt_x_${i}`, 'optout'),
+      data: { ...event('').data, phone: phones[i]! },
+    });
+    // A dead letter to replay, made before the dispatcher starts.
+    await store.addSuppressions('paris', [{ phone: phones[0]!, at: t0, event: at(0) }], 'import');
+    const p0 = store.partitionOf(phones[0]!);
+    const [claimed] = await store.claimDueEvents(p0, t0, 60_000, 1);
+    expect(claimed?.event.id).toBe('evt_x_0');
+    await store.settleEvent(p0, 'evt_x_0', { deadLetter: 'http_410 from a' }, t0);
+
+    const posts: string[] = [];
+    dispatcher = createEventDispatcher({
+      store,
+      subscriptions: () => [sub('a')],
+      post: async (_, e) => {
+        posts.push(e.id);
+        return ok;
+      },
+      clock: createManualClock(t0),
+      logger: pino({ level: 'silent' }),
+      metrics: { outboundWebhook: () => {} },
+      // Minutes between two partitions: an event found by polling would not come in the test.
+      pollMs: 600_000,
+    });
+    dispatcher.start();
+    await store.addSuppressions('paris', [{ phone: phones[1]!, at: t0, event: at(1) }], 'import');
+    await waitFor(() => posts.includes('evt_x_1') || undefined);
+    await store.removeSuppression({ location: 'paris', phone: phones[2]! }, at(2));
+    expect(posts).not.toContain('evt_x_2');
+    await store.addSuppressions('paris', [{ phone: phones[2]!, at: t0 }], 'import');
+    await store.removeSuppression({ location: 'paris', phone: phones[2]! }, at(2));
+    await waitFor(() => posts.includes('evt_x_2') || undefined);
+    expect(await store.replayEvent('evt_x_0', t0)).toBe(true);
+    await waitFor(() => posts.includes('evt_x_0') || undefined);
+    expect(posts.sort()).toEqual(['evt_x_0', 'evt_x_1', 'evt_x_2']);
+  });
 });
 
 describe('createEventDispatcher, per subscription', () => {
