@@ -52,7 +52,9 @@ import type { QueueName } from '../store.ts';
  * rf:dead-letters                         list   dead letter JSON, newest first, capped
  * rf:in-doubt-heard:<location>            string when the latest status of a send in doubt came (ms);
  *                                                PX the early statuses' hour
- * rf:ready                                channel "<queue>:<partition>" when work may be ready
+ * rf:ready                                channel "<queue>:<partition>" when work may be ready;
+ *                                                "timers:<p>:<due>", "campaigns:<p>:<due>" (due earlier),
+ *                                                "events:<p>" (outbound events queued)
  * ```
  */
 export function storeKeys(prefix: string, partitions: number) {
