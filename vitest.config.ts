@@ -35,6 +35,10 @@ export default defineConfig({
           exclude: latencyBound,
           // Integration files start servers on random ports; two workers match the two cores here.
           maxWorkers: 2,
+          // Each worker imports src and its dependencies once, not once per file: the whole run
+          // took 660 s instead of 714 here (the unit files alone 16 s instead of 37). No file
+          // keeps state in a module that another reads (fake timers are put back after each).
+          isolate: false,
           sequence: { ...shared.sequence, groupOrder: 0 },
         },
       },
