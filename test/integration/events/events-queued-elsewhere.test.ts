@@ -1,15 +1,12 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { defineBot } from '../../../src/bot/define-bot.ts';
-import { newEventSecret } from '../../../src/events/event-secret.ts';
-import type { EventSubscription, OutboundEvent } from '../../../src/events/outbound-event.ts';
-import { verifyWebhook } from '../../../src/events/verify-webhook.ts';
+import type { OutboundEvent } from '../../../src/events/outbound-event.ts';
 import { createRedisStore } from '../../../src/store/redis/create-redis-store.ts';
 import type { Store } from '../../../src/store/store.ts';
 import { suppressionEvent } from '../../../src/suppressions/suppression-event.ts';
+import { eventReceiver } from '../../support/event-receiver.ts';
 import { connectRedis, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -27,34 +24,15 @@ const idle = defineBot({
 });
 const registry = createBotRegistry([{ bot: idle, file: 'idle.ts' }]);
 
-const secret = newEventSecret();
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function receiver() {
-  const events: OutboundEvent[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      events.push(verifyWebhook(secret, req.headers as Record<string, string>, body));
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  const subscription: EventSubscription = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    secret,
-    allowPrivateAddresses: true,
-  };
-  return { subscription, events };
+  const hook = await eventReceiver();
+  cleanups.push(() => hook.close());
+  return { subscription: hook.subscription, events: hook.accepted };
 }
 
 /**

@@ -1,5 +1,3 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import type { BotEvent } from '../../../src/bot/bot-events.ts';
@@ -7,10 +5,9 @@ import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { defineBot } from '../../../src/bot/define-bot.ts';
 import { record } from '../../../src/bot/record.ts';
 import { reply } from '../../../src/bot/reply.ts';
-import { newEventSecret } from '../../../src/events/event-secret.ts';
 import type { EventSubscription, OutboundEvent } from '../../../src/events/outbound-event.ts';
 import { subscriptionKey } from '../../../src/events/subscription-key.ts';
-import { verifyWebhook } from '../../../src/events/verify-webhook.ts';
+import { eventReceiver } from '../../support/event-receiver.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -41,33 +38,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A receiver on loopback that verifies each signature and answers `status()`. */
 async function receiver(status: () => number, allowPrivateAddresses = true) {
-  const secret = newEventSecret();
-  const accepted: OutboundEvent[] = [];
-  let requests = 0;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      requests += 1;
-      const event = verifyWebhook(secret, req.headers, Buffer.concat(chunks));
-      const answer = status();
-      if (answer < 300) accepted.push(event);
-      res.writeHead(answer).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  const subscription: EventSubscription = {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    secret,
-    ...(allowPrivateAddresses && { allowPrivateAddresses: true }),
-  };
-  return { subscription, accepted, requests: () => requests };
+  const hook = await eventReceiver(status, allowPrivateAddresses);
+  cleanups.push(() => hook.close());
+  return hook;
 }
 
 async function loopWith(events: EventSubscription[]): Promise<ReplyLoop> {

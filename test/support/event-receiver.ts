@@ -1,0 +1,45 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { newEventSecret } from '../../src/events/event-secret.ts';
+import type { EventSubscription, OutboundEvent } from '../../src/events/outbound-event.ts';
+import { verifyWebhook } from '../../src/events/verify-webhook.ts';
+
+/**
+ * A receiver of outbound events on loopback, with a secret of its own: it verifies each
+ * signature, answers `status()` and keeps the events it accepted (a 2xx), in order. The caller
+ * closes it (`close`, in its cleanup).
+ */
+export async function eventReceiver(
+  status: () => number = () => 204,
+  allowPrivateAddresses = true,
+) {
+  const secret = newEventSecret();
+  const accepted: OutboundEvent[] = [];
+  let requests = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests += 1;
+      const event = verifyWebhook(secret, req.headers, Buffer.concat(chunks));
+      const answer = status();
+      if (answer < 300) accepted.push(event);
+      res.writeHead(answer).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const subscription: EventSubscription = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    secret,
+    ...(allowPrivateAddresses && { allowPrivateAddresses: true }),
+  };
+  return {
+    subscription,
+    accepted,
+    requests: () => requests,
+    async close(): Promise<void> {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
