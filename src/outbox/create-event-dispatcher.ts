@@ -67,10 +67,10 @@ export interface EventDispatcher {
  * (pausing `pollMs` after a partition with nothing due, so an idle process costs 4 store calls
  * a second), and first any partition it was told had events queued: by a commit of this
  * process (`queued`), or by the store (`onEventsQueued`: an operator's opt-out, another
- * process's step, a replay), so that an event goes out as soon as it is queued. It posts each to every subscription of
- * its location that wants its type, at most `concurrency` events at once. Delivery is per subscription: the event keeps which
- * subscriptions took it (2xx) and which were given up, and each round posts to the others
- * alone. One that fails in a way retrying can help is tried again with exponential backoff and
+ * process's step, a replay), so that an event goes out as soon as it is queued. It posts each
+ * to every subscription of its location that wants its type, at most `concurrency` events at
+ * once. Delivery is per subscription: the event keeps which subscriptions took it (2xx) and
+ * which were given up, and each round posts to the others alone. One that fails in a way retrying can help is tried again with exponential backoff and
  * full jitter until its `retryForMs` after the event was queued; one that fails for good (a
  * refused address, a 4xx) or runs out of time is given up at once, and the others go on. When
  * none is left to try, the event is settled: delivered when every one took it, else a dead
