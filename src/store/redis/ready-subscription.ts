@@ -78,9 +78,17 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
   const onFailure = (error: unknown) =>
     options.onError(toStoreError(error, 'the ready subscription'));
   const onReconnected = () => {
-    if (!connectedOnce || !connection) return;
+    if (!connection || closed) return;
+    // A first SUBSCRIBE that failed (Redis not answering yet) is asked again once it answers.
+    if (!connectedOnce) {
+      if (!subscribed) subscribe();
+      return;
+    }
     connection.subscribe(options.channel).then(announceAll, onFailure);
   };
+  let closed = false;
+  let failing = false;
+  let retry: NodeJS.Timeout | undefined;
 
   const subscribe = () => {
     if (!connection) {
@@ -102,11 +110,23 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
     subscribed = connection.subscribe(options.channel).then(
       () => {
         connectedOnce = true;
+        failing = false;
         announceAll();
       },
       (error: unknown) => {
         subscribed = undefined;
-        onFailure(error);
+        // Reported once until it succeeds: the retries below fail as often as Redis is away.
+        if (!failing) onFailure(error);
+        failing = true;
+        // Failed before it was ever active: asked again on the connection's next `ready`, or
+        // in a second should none come (a connection that stayed up while SUBSCRIBE failed).
+        if (!closed && !retry) {
+          retry = setTimeout(() => {
+            retry = undefined;
+            if (!closed && !subscribed) subscribe();
+          }, 1_000);
+          retry.unref();
+        }
       },
     );
   };
@@ -135,6 +155,8 @@ export function createReadySubscription(options: ReadySubscriptionOptions) {
       return () => eventListeners.delete(listener);
     },
     async close(): Promise<void> {
+      closed = true;
+      clearTimeout(retry);
       listeners.clear();
       eventListeners.clear();
       timerListeners.clear();
