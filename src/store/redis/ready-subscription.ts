@@ -17,7 +17,8 @@ export interface ReadySubscriptionOptions {
  * The store's `onReady`: one subscription to the ready channel, made on the first listener.
  * A subscriber connection the store made itself is closed with the store; a given one is only
  * unsubscribed, its owner closes it. Notifications are hints (consumers also sweep), so a failed
- * subscription is reported to `onError` and retried on the next `onReady` call.
+ * subscription is reported to `onError` (once until it succeeds) and asked again when its
+ * connection is next ready, or a second later.
  *
  * On a Cluster the channel is an ordinary (not sharded) one: Redis Cluster forwards a PUBLISH,
  * from a script on any master too, to every node, and ioredis subscribes on one node of its
