@@ -9,6 +9,7 @@ import { suppressionEvent } from '../../../src/suppressions/suppression-event.ts
 import { eventReceiver } from '../../support/event-receiver.ts';
 import { connectRedis, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { replyEvent } from '../store/contract/fixtures.ts';
 
 /**
  * An event queued by a process that runs no dispatcher (a worker-only process's step, an
@@ -41,17 +42,7 @@ async function receiver() {
  */
 async function committedElsewhere(store: Store, phone: string, events: OutboundEvent[]) {
   const now = Date.now();
-  const event = {
-    v: 1 as const,
-    id: `e-${phone}`,
-    kind: 'reply' as const,
-    body: 'hello',
-    originSmsId: '',
-    to: '',
-    location: 'paris',
-    phone,
-    receivedAt: now,
-  };
+  const event = { ...replyEvent(`e-${phone}`, phone), receivedAt: now };
   const commit = { eventId: event.id, expectedSeq: 0, record: null, outbound: [], events };
   expect(await store.commitDirect(event, commit, now)).toMatchObject({ ok: true });
 }

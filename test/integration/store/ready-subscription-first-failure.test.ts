@@ -7,6 +7,7 @@ import { randomPrefix } from '../../support/redis.ts';
 import { throwawayRedis } from '../../support/throwaway-redis.ts';
 import { throwawayRedisCluster } from '../../support/throwaway-redis-cluster.ts';
 import { waitFor } from '../../support/wait-for.ts';
+import { replyEvent, t0 } from './contract/fixtures.ts';
 
 /**
  * A process whose ready subscription is first asked for while Redis does not answer (starting
@@ -19,8 +20,6 @@ const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-const t0 = 1_763_700_000_000;
 
 /** Listens on `store`, and answers what it heard and the store's errors. */
 function listen(store: Store) {
@@ -37,17 +36,7 @@ async function expectAnnouncementsAfter(store: Store, heard: [QueueName, number]
   });
   heard.length = 0;
   const phone = '33612347001';
-  const event = {
-    v: 1 as const,
-    id: 'r-1',
-    kind: 'reply' as const,
-    body: 'hello',
-    originSmsId: '',
-    to: '',
-    location: 'paris',
-    phone,
-    receivedAt: t0,
-  };
+  const event = replyEvent('r-1', phone);
   await store.ingest('n-1', [{ event }], t0);
   await waitFor(
     () => heard.some(([q, p]) => q === 'inbox' && p === store.partitionOf(phone)) || undefined,
