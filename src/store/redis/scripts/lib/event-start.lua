@@ -12,10 +12,10 @@ end
 -- an unescaped quote), '' for another kind; nil when it cannot be read so (decode it).
 local function eventSmsId(json, kind)
   if kind == 'reply' then
-    return string.match(json, '"originSmsId":"([^"\\]*)"')
+    return jsonField(json, 'originSmsId":"', '^([^"\\]*)"')
   end
   if kind == 'status' then
-    return string.match(json, '"smsId":"([^"\\]*)"')
+    return jsonField(json, 'smsId":"', '^([^"\\]*)"')
   end
   return ''
 end
@@ -23,5 +23,5 @@ end
 -- A reply event's body as its JSON string (quotes included), read as text when it holds no
 -- escape; nil otherwise.
 local function replyBodyJson(json)
-  return string.match(json, '"body":("[^"\\]*")')
+  return jsonField(json, 'body":', '^("[^"\\]*")')
 end

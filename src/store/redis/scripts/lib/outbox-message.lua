@@ -8,8 +8,8 @@
 -- hold only these fields.
 local function outboxMessageOf(json)
   if not string.find(json, '"contact":', 1, true) then
-    local id = string.match(json, '"id":"([^"\\]*)"')
-    local bodyJson = string.match(json, '"body":("[^"\\]*")')
+    local id = jsonField(json, 'id":"', '^([^"\\]*)"')
+    local bodyJson = jsonField(json, 'body":', '^("[^"\\]*")')
     local guard = string.find(json, '"loopGuard":', 1, true)
     local max, windowMs = nil, nil
     if guard then
@@ -20,10 +20,10 @@ local function outboxMessageOf(json)
         id = id,
         body = string.sub(bodyJson, 2, -2),
         bodyJson = bodyJson,
-        compliance = string.match(json, '"compliance":"([%a%-]+)"'),
-        holdUntil = tonumber(string.match(json, '"holdUntil":([%d%.eE+%-]+)')),
-        inDoubtSince = tonumber(string.match(json, '"inDoubtSince":([%d%.eE+%-]+)')),
-        inDoubtUntil = tonumber(string.match(json, '"inDoubtUntil":([%d%.eE+%-]+)')),
+        compliance = jsonField(json, 'compliance":"', '^([%a%-]+)"'),
+        holdUntil = tonumber(jsonField(json, 'holdUntil":', '^[%d%.eE+%-]+')),
+        inDoubtSince = tonumber(jsonField(json, 'inDoubtSince":', '^[%d%.eE+%-]+')),
+        inDoubtUntil = tonumber(jsonField(json, 'inDoubtUntil":', '^[%d%.eE+%-]+')),
         loopGuard = max and {max = tonumber(max), windowMs = tonumber(windowMs)} or nil,
       }
     end
