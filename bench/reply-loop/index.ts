@@ -25,7 +25,7 @@ import {
   startSlowlog,
   takeSlowlog,
 } from './redis-profile.ts';
-import { phoneNumber, replyNotification } from './wiring.ts';
+import { keyPair, phoneNumber, replyNotification } from './wiring.ts';
 
 /**
  * `replyflow-web` is replyflow with the web role only (no worker, sender or scheduler): the ack
@@ -81,6 +81,12 @@ interface Settings {
   replyflowEnv: Record<string, string>;
   /** The checkout `replyflow-before` runs from (`--before DIR`). */
   beforeDir: string | undefined;
+  /**
+   * `--statuses`: each server's webhook is registered at the emulator for `sms.status`, so each
+   * answer's `sent` and `delivered` come back to it as the service posts them in a deployment
+   * (the peer answers them 200 and does nothing else), and a phase ends once they all have.
+   */
+  statuses: boolean;
 }
 
 /** The emulator's counters of `POST /v1/sms` arrivals. */
@@ -158,10 +164,12 @@ interface RunResult {
 }
 
 const usage = `reply-loop [--runs 3] [--phones 500] [--turns 5000] [--warm-up-turns 5000] [--hot 500] [--rate 1000] [--before DIR]
-           [--latency-seconds 4] [--connections 64] [--rate-connections 10] [--profile] [--profile-redis]
+           [--latency-seconds 4] [--connections 64] [--rate-connections 10] [--profile] [--profile-redis] [--statuses]
            [--only replyflow,peer,baseline-client,replyflow-web,replyflow-before] [--replyflow-env NAME=value]...
   --turns N: turns measured cold (right after the starts) and again warm (after --warm-up-turns more)
   --profile-redis: one more phase per run with SLOWLOG at 0: Redis calls and µs per turn, per script
+  --statuses: the service's status notifications too (each answer's sent and delivered posted to
+              the server's webhook, at the service's own deadline and backoff), as in a deployment
   peer: the lean hand-written handler (plain undici POST /sms), the headline ratio's reference;
   baseline-client: the same handler sending through replyflow's messaging client
   --before DIR: also run replyflow from DIR (another checkout with node_modules), ratio "replyflow / before"`;
@@ -189,6 +197,7 @@ function parseSettings(args: readonly string[]): Settings {
       'rate-connections': { type: 'string', default: '10' },
       profile: { type: 'boolean', default: false },
       'profile-redis': { type: 'boolean', default: false },
+      statuses: { type: 'boolean', default: false },
       only: { type: 'string' },
       'replyflow-env': { type: 'string', multiple: true, default: [] },
       before: { type: 'string' },
@@ -239,6 +248,7 @@ function parseSettings(args: readonly string[]): Settings {
     rateConnections: positive('rate-connections', values['rate-connections']),
     profile: values.profile,
     profileRedis: values['profile-redis'],
+    statuses: values.statuses,
     variants: only as Variant[],
   };
 }
@@ -255,7 +265,12 @@ async function run(args: readonly string[]): Promise<void> {
   const emulator = await startChild<{ baseUrl: string }>(
     new URL('./emulator-process.ts', import.meta.url),
     [],
-    settings.profile ? { execArgv: profileArgs() } : {},
+    {
+      ...(settings.profile && { execArgv: profileArgs() }),
+      // Status notifications are answered within the service's own deadline, not 1 % of it:
+      // a server's slower 2xx under load is not a failure to retry.
+      ...(settings.statuses && { env: { BENCH_REAL_WEBHOOK_TIMING: '1' } }),
+    },
   );
   console.log(
     `reply-loop: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB, Node ${machine.node}, ` +
@@ -379,6 +394,7 @@ async function runOnceOn(
   );
   try {
     const url = sut.ready.webhookUrl;
+    if (settings.statuses) await registerStatusWebhook(emulator.ready.baseUrl, url);
     const tag = randomBytes(4).toString('hex');
     let seq = 0;
     const spreadOver =
@@ -412,7 +428,7 @@ async function runOnceOn(
     // The web role alone answers no turn: its phases end with the last ack.
     const answers = variant !== 'replyflow-web';
     const measure = (load: () => Promise<LoadResult>, statsOf?: Redis) =>
-      measureTurns(emulator, cpu, load, answers, statsOf);
+      measureTurns(emulator, cpu, load, answers, settings.statuses, statsOf);
 
     // 1. Each phone starts its conversation (and every process warms up: JIT, connections).
     const starts = await measure(() =>
@@ -516,6 +532,8 @@ async function measureTurns(
   cpu: CpuMeter,
   load: () => Promise<LoadResult>,
   answers: boolean,
+  /** Waits for the emulator's status notifications of the phase to be delivered (--statuses). */
+  statuses: boolean,
   /** Takes this Redis's INFO commandstats over the phase. */
   statsOf?: Redis,
 ): Promise<TurnPhase> {
@@ -550,6 +568,11 @@ async function measureTurns(
     const now = await emulator.ask<SmsStats>('stats');
     if (now.count !== stats.count) quietSince = Date.now();
     stats = now;
+  }
+  // The statuses of the phase's answers are part of its turns: their CPU is counted here.
+  for (const until = Date.now() + 30_000; statuses && Date.now() < until; ) {
+    if ((await emulator.ask<{ pending: number }>('pending')).pending === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const cpuAfter = await cpu();
   const commandStats = statsOf && (await readCommandStats(statsOf));
@@ -733,6 +756,9 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
   const env = Object.entries(settings.replyflowEnv).map(([name, value]) => `${name}=${value}`);
   return [
     `medians of ${settings.runs} runs${env.length > 0 ? ` (replyflow with ${env.join(' ')})` : ''} ` +
+      (settings.statuses
+        ? "(with the service's status notifications: each answer's sent and delivered posted to the server) "
+        : '') +
       `(turns/s: ${settings.turns} turns each, cold right after the ${settings.phones} starts, then warm after ${settings.warmUpTurns} more) ` +
       `(hot: ${settings.hot} notifications to one phone, ${settings.rateConnections} connections; ` +
       `fixed rate: ${settings.latencySeconds} s at ${settings.rate}/s)`,
@@ -742,4 +768,24 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     'Redis time per turn by command (and, with --profile-redis, by script):',
     ...profiles.flatMap((profile) => ['', profile]),
   ].join('\n');
+}
+
+/**
+ * Registers `webhookUrl` at the emulator for `sms.status`, as `replyflow start` registers its
+ * own (spec §4, POST /webhooks): the emulator then posts each SMS's status changes to it.
+ */
+async function registerStatusWebhook(serviceUrl: string, webhookUrl: string): Promise<void> {
+  const response = await fetch(`${serviceUrl}/webhooks`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'x-api-key-id': keyPair.id,
+      'x-api-key-secret': keyPair.secret,
+    },
+    body: JSON.stringify({ url: webhookUrl, events: ['sms.status'] }),
+  });
+  if (!response.ok) {
+    throw new Error(`POST /webhooks at the emulator: ${response.status} ${await response.text()}`);
+  }
 }
