@@ -5,11 +5,13 @@ import type { EventDispatcher } from '../outbox/create-event-dispatcher.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { Scheduler } from '../scheduler/create-scheduler.ts';
 import { createQueueConsumer, type HandOff } from '../store/create-queue-consumer.ts';
-import type {
-  ConversationRecord,
-  MailboxEvent,
-  MessageRecord,
-  ReplyEvent,
+import {
+  type ConversationRecord,
+  type MailboxEvent,
+  type MessageRecord,
+  type ReplyEvent,
+  type StatusEvent,
+  statusRank,
 } from '../store/records.ts';
 import type {
   Claim,
@@ -17,6 +19,7 @@ import type {
   CommitResult,
   DirectCommitResult,
   InboxView,
+  IngestItem,
   StepCommit,
   Store,
 } from '../store/store.ts';
@@ -83,9 +86,11 @@ export interface Worker {
    * holds, in the web role's request, and commits it with `Store.commitDirect`. `committed`
    * and `duplicate` leave nothing more to do but answer; `queue` (the conversation is busy or
    * moved meanwhile, or the worker is stopping) leaves the notification to the usual ingest,
-   * and nothing was written.
+   * and nothing was written. A status (`status`, its record fields) is stepped so too when
+   * the store can move its message's record with the commit (`Store.peekConversation` with
+   * its rank); never `duplicate` (a redelivered status moves nothing: it is queued).
    */
-  direct(event: ReplyEvent): Promise<DirectTurn>;
+  direct(event: ReplyEvent | StatusEvent, status?: IngestItem['status']): Promise<DirectTurn>;
 }
 
 /**
@@ -191,9 +196,16 @@ export function createWorker(options: WorkerOptions): Worker {
   }
 
   // Each in the request that brought it: the web role bounds those (REPLYFLOW_MAX_INFLIGHT).
-  async function direct(event: ReplyEvent): Promise<DirectTurn> {
+  async function direct(
+    event: ReplyEvent | StatusEvent,
+    status?: IngestItem['status'],
+  ): Promise<DirectTurn> {
     if (!consumer.running) return 'queue';
-    const view = await store.peekConversation(event, event.originSmsId);
+    if (event.kind === 'status' && !status) return 'queue';
+    const view =
+      event.kind === 'reply'
+        ? await store.peekConversation(event, event.originSmsId)
+        : await store.peekConversation(event, event.smsId, statusRank[status!.status]);
     if (!view) return 'queue';
     const stepStartedAt = performance.now();
     // No claim: the commit checks that nobody holds the conversation (the empty token).
@@ -205,7 +217,7 @@ export function createWorker(options: WorkerOptions): Worker {
       token: '',
     };
     let { commit, outcome } = stepOf(event, view.record, view.origin, false);
-    const save = (step: StepCommit, now: number) => store.commitDirect(event, step, now);
+    const save = (step: StepCommit, now: number) => store.commitDirect(event, step, now, status);
     let committed = await commitOne(commit, save);
     if (!committed.result.ok && committed.result.reason === 'suppressed') {
       // A start to a phone on the suppression list: the step again, knowing it (drops it).

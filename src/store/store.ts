@@ -156,8 +156,19 @@ export interface Store extends CampaignStore, EventOutbox {
    * trip under no claim, for a step the web role runs in the request itself. Resolves null when
    * the conversation is busy: a worker holds it, or events wait in its mailbox (those go first,
    * so the event goes through the mailbox as well).
+   *
+   * With `statusRank` (the direct turn of a status of sms `originSmsId`, `statusRank` its
+   * status's rank): null unless `commitDirect` can move that message's record with the step
+   * (the record is in the conversation's value, recorded as sent, at a lower rank); any other
+   * status goes through `ingest`, which moves records forward only. A store may answer it from
+   * what it already knows, busy or not (`commitDirect` checks both), and a store with no
+   * direct path for statuses answers null.
    */
-  peekConversation(key: ConversationKey, originSmsId?: string): Promise<DirectView | null>;
+  peekConversation(
+    key: ConversationKey,
+    originSmsId?: string,
+    statusRank?: number,
+  ): Promise<DirectView | null>;
 
   /**
    * Commits the step of `event`, a reply that never went onto a mailbox (a direct turn: the
@@ -168,8 +179,19 @@ export interface Store extends CampaignStore, EventOutbox {
    * `commitStep`. Then everything `commitStep` writes (record, transcript, outbox and its claim
    * with `claimOutbox`, timers, applied log, results, counters, events, suppression), with
    * nothing popped and no claim to extend or release. Refused outcomes change nothing.
+   *
+   * For a status (`event` a status, `status` its record fields, after a `peekConversation`
+   * with its rank): its message's record moves to the status as `ingest` moves it, in the same
+   * write; nothing is logged (a status's rank is its dedupe: a redelivery no longer moves the
+   * record). `busy` for anything it cannot commit so (the value moved since the peek): the
+   * status then goes through `ingest`.
    */
-  commitDirect(event: ReplyEvent, step: StepCommit, now: number): Promise<DirectCommitResult>;
+  commitDirect(
+    event: ReplyEvent | StatusEvent,
+    step: StepCommit,
+    now: number,
+    status?: IngestItem['status'],
+  ): Promise<DirectCommitResult>;
 
   /** Reads, under an outbox claim, the first message and, when the "sent" guard already
    * holds an sms id for it, that id (the message must not be sent again). Like every outbox

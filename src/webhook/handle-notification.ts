@@ -3,7 +3,7 @@ import { notificationSchema } from '../provider/schemas/notification.ts';
 import type { Clock } from '../scheduler/clock.ts';
 import type { HandOff } from '../store/create-queue-consumer.ts';
 import { jsonInputProblem } from '../store/json-input-problem.ts';
-import type { ReplyEvent } from '../store/records.ts';
+import type { ReplyEvent, StatusEvent } from '../store/records.ts';
 import type { IngestItem, Store } from '../store/store.ts';
 import { StoreRefusedError, StoreUnavailableError } from '../store/store-errors.ts';
 import { storeOutage } from '../store/store-outage.ts';
@@ -33,7 +33,10 @@ export interface NotificationDeps {
    * committed in the request itself when its conversation is idle (docs/architecture.md, "The
    * direct turn"), and answered once committed; otherwise it is ingested as usual.
    */
-  directTurn?: (event: ReplyEvent) => Promise<DirectTurn>;
+  directTurn?: (
+    event: ReplyEvent | StatusEvent,
+    status?: IngestItem['status'],
+  ) => Promise<DirectTurn>;
 }
 
 /**
@@ -100,7 +103,8 @@ export async function handleNotification(
       await deps.store.pushDeadLetter(deadLetterOf(location, raw, reason, now));
     }
     if (items.length === 0) return reject(deps, location, raw, 'data holds no item', now);
-    const only = items.length === 1 && rejected.length === 0 ? items[0]!.event : undefined;
+    const single = items.length === 1 && rejected.length === 0 ? items[0] : undefined;
+    const only = single?.event;
     // An opt-out keeps its path: suppressed here before the 200 (markOptOuts), then stepped.
     if (
       deps.directTurn &&
@@ -120,6 +124,21 @@ export async function handleNotification(
           accepted: duplicate ? 0 : 1,
           rejected: 0,
           type: 'reply',
+        };
+      }
+    }
+    // A status of a message the conversation's value holds, stepped in the request too: one
+    // script call where the mailbox takes two (ingest, then the worker's commit).
+    if (deps.directTurn && only?.kind === 'status' && single?.status) {
+      if ((await deps.directTurn(only, single.status)) === 'committed') {
+        storeOutage(deps.store).answered(deps.logger);
+        return {
+          status: 200,
+          message: 'received',
+          duplicate: false,
+          accepted: 1,
+          rejected: 0,
+          type: 'status',
         };
       }
     }

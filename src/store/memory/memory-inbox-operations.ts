@@ -300,7 +300,9 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       return { ok: true, next: state.inboxView(claim), released: false, ...(outbox && { outbox }) };
     },
 
-    async peekConversation(key, originSmsId) {
+    async peekConversation(key, originSmsId, statusRank) {
+      // No direct path for statuses here: ingest moves their records (the same outcome).
+      if (statusRank !== undefined) return null;
       const id = conversationId(key);
       if (queues.inbox.items(id).length > 0 || queues.inbox.locked(id)) return null;
       const view = state.inboxView(key);
@@ -319,6 +321,8 @@ export function memoryInboxOperations(state: MemoryState, newToken: () => string
       if (step.eventId !== event.id) {
         throw new TypeError(`a direct commit of event '${event.id}' names '${step.eventId}'`);
       }
+      // Its peek never answers a status: one that comes here goes through ingest.
+      if (event.kind !== 'reply') return { ok: false, reason: 'busy' };
       const id = conversationId(claim);
       // As commit-step-17.lua's direct mode: busy, then a redelivery, then the fencing.
       if (queues.inbox.items(id).length > 0 || queues.inbox.locked(id)) {

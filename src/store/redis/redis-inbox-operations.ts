@@ -7,6 +7,7 @@ import {
   type MailboxEvent,
   type OutboundMessage,
   type ReplyEvent,
+  type StatusEvent,
   statusRank,
 } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
@@ -14,6 +15,8 @@ import type {
   Claim,
   ClaimWithView,
   DirectCommitResult,
+  DirectView,
+  IngestItem,
   QueueView,
   StepCommit,
   Store,
@@ -240,14 +243,22 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
    */
   const commitBuilt = async (
     claim: Claim,
-    event: ReplyEvent,
+    event: ReplyEvent | StatusEvent,
     step: StepCommit,
     now: number,
+    fields?: IngestItem['status'],
   ): Promise<DirectCommitResult | undefined> => {
     const c = keys.conversation(claim);
     const known = values.get(c.id);
     if (known === undefined || !builtStep(step, now)) return undefined;
-    const built = valueAfterStep(known, event, step, now, context.retention.conversationsMs);
+    const built = valueAfterStep(
+      known,
+      event,
+      step,
+      now,
+      context.retention.conversationsMs,
+      fields,
+    );
     if (built === 'duplicate') {
       // Known from a write of this process still in flight (a redelivery racing the request
       // that brought the event first): not applied yet. The merging script, run after that
@@ -323,6 +334,59 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         phone: claim.phone,
         view: { message: first, sentSmsId: null },
       },
+    };
+  };
+
+  /** The direct view of a reply (`peekConversation`): two plain reads in one write. */
+  const peekReply = async (
+    key: ConversationKey,
+    originSmsId: string | undefined,
+  ): Promise<DirectView | null> => {
+    const c = keys.conversation(key);
+    const mark = values.mark(c.id);
+    // Two plain reads, sent in the same write (no pipeline object: ioredis's costs more CPU
+    // than the reads): nothing for Redis to run but the reads.
+    const [[stored, own], busy] = await withStoreErrors('peekConversation', () =>
+      Promise.all([
+        redis.mget(c.record, c.message(originSmsId ?? '')),
+        redis.exists(c.lock('inbox'), c.list('inbox')),
+      ]),
+    );
+    if (busy !== 0) return null;
+    // What the direct commit builds its value on (commitDirect), unless a write of this
+    // process was sent meanwhile: the value it set is the newer one (value-cache.ts).
+    values.setUnlessChanged(c.id, typeof stored === 'string' ? stored : '', mark);
+    const read = directViewOf(stored, key, originSmsId);
+    const origin =
+      originSmsId === undefined
+        ? null
+        : messageRecordOf(read?.message ?? own, originSmsId, key.phone, key.location);
+    return { record: read?.record ?? null, origin };
+  };
+
+  /**
+   * A status's direct view from `known`, the value this process last wrote or read: only when
+   * it holds the status's sms, recorded as sent, at a rank below the status's (the entry the
+   * direct commit moves, valueAfterStep). Not checked for busy: the commit checks that, and that
+   * the value is still this one. Null otherwise: a status of an sms a known value does not hold
+   * mostly overtook the send's record (ingest keeps it for it), and a read to find out would
+   * cost the call the direct path saves.
+   */
+  const statusView = (
+    key: ConversationKey,
+    known: string,
+    smsId: string | undefined,
+    moveBelow: number,
+  ): DirectView | null => {
+    if (known === '' || smsId === undefined) return null;
+    const read = directViewOf(known, key, smsId);
+    const entry = read?.message;
+    if (!read || entry === undefined || entry[1] !== '1' || Number(entry[0]) >= moveBelow) {
+      return null;
+    }
+    return {
+      record: read.record,
+      origin: messageRecordOf(entry, smsId, key.phone, key.location),
     };
   };
 
@@ -501,36 +565,32 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       return { ok: true, next, released: view[3] === 1, ...(outbox && { outbox }) };
     },
 
-    async peekConversation(key, originSmsId) {
-      const c = keys.conversation(key);
-      const mark = values.mark(c.id);
-      // Two plain reads, sent in the same write (no pipeline object: ioredis's costs more CPU
-      // than the reads): nothing for Redis to run but the reads.
-      const [[stored, own], busy] = await withStoreErrors('peekConversation', () =>
-        Promise.all([
-          redis.mget(c.record, c.message(originSmsId ?? '')),
-          redis.exists(c.lock('inbox'), c.list('inbox')),
-        ]),
-      );
-      if (busy !== 0) return null;
-      // What the direct commit builds its value on (commitDirect), unless a write of this
-      // process was sent meanwhile: the value it set is the newer one (value-cache.ts).
-      values.setUnlessChanged(c.id, typeof stored === 'string' ? stored : '', mark);
-      const read = directViewOf(stored, key, originSmsId);
-      const origin =
-        originSmsId === undefined
-          ? null
-          : messageRecordOf(read?.message ?? own, originSmsId, key.phone, key.location);
-      return { record: read?.record ?? null, origin };
+    async peekConversation(key, originSmsId, moveBelow) {
+      if (moveBelow === undefined) return peekReply(key, originSmsId);
+      const id = keys.conversation(key).id;
+      const known = values.get(id);
+      // What this process knows first (no call); read when it knows nothing of the value.
+      if (known !== undefined) return statusView(key, known, originSmsId, moveBelow);
+      if (!(await peekReply(key, originSmsId))) return null;
+      const read = values.get(id);
+      return read === undefined ? null : statusView(key, read, originSmsId, moveBelow);
     },
 
-    async commitDirect(event, step, now) {
+    async commitDirect(event, step, now, fields) {
       const { location, phone } = event;
       const partition = context.partitionOf(phone);
       const claim = { location, phone, queue: 'inbox' as const, partition, token: '' };
       checkStepCommit(claim, step);
       if (step.eventId !== event.id) {
         throw new TypeError(`a direct commit of event '${event.id}' names '${step.eventId}'`);
+      }
+      if (event.kind === 'status') {
+        if (!fields) {
+          throw new TypeError(`a direct commit of status '${event.id}' needs its record fields`);
+        }
+        // Built or not at all: the merging script does not move message records (ingest does).
+        const built = await commitBuilt(claim, event, step, now, fields);
+        return built?.ok ? built : { ok: false, reason: 'busy' };
       }
       const built = await commitBuilt(claim, event, step, now);
       if (built) return built;

@@ -18,7 +18,7 @@ export interface SentValue {
 export const plainId = (id: string) => !/[^A-Za-z0-9_:.-]/.test(id);
 
 /** A messages line entry's parts, as `entryParts` in lib/messages-line.lua reads them. */
-const entryPattern = /^\["([A-Za-z0-9_:.-]*)",(\d),([01]),(\{.*\})\]$/;
+export const entryPattern = /^\["([A-Za-z0-9_:.-]*)",(\d),([01]),(\{.*\})\]$/;
 
 /**
  * What `record-sent-13.lua` writes into the conversation's value when the service accepted

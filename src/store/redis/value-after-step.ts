@@ -1,6 +1,7 @@
-import type { ReplyEvent } from '../records.ts';
+import { statusRecordOf } from '../message-status.ts';
+import { type ReplyEvent, type StatusEvent, statusRank } from '../records.ts';
 import { storableJson } from '../storable-json.ts';
-import type { StepCommit } from '../store.ts';
+import type { IngestItem, StepCommit } from '../store.ts';
 import { storeLimits } from '../store-limits.ts';
 import { recordState } from '../transcript.ts';
 import {
@@ -10,7 +11,9 @@ import {
   storedTimer,
   valueLines,
 } from './conversation-value.ts';
+import { messageBody } from './message-value.ts';
 import { transcriptLineWith } from './transcript-line-with.ts';
+import { entryPattern, plainId } from './value-after-sent.ts';
 import { newWriteMark } from './write-mark.ts';
 
 /** A conversation's value after a direct step, built here rather than in Lua (issue 26). */
@@ -34,13 +37,20 @@ export interface StepValue {
  * applied log already has the event, `'stale'` when the value's seq is not the step's
  * `expectedSeq`, and undefined for what the script alone writes (a step with no record, a
  * value in another layout): commit it there.
+ *
+ * The direct step of a status (`status`, its record fields) writes what `ingest-9.lua` and
+ * then `commit-step-17.lua` write for it: its message's entry in the messages line moved to the
+ * status (`messagesLineMoved`), the record, seq and timers as for a reply; nothing logged
+ * (a status's rank is its dedupe) and no transcript entry. Undefined unless the line holds
+ * that sms, recorded as sent, at a lower rank: `ingest` takes such a status.
  */
 export function valueAfterStep(
   stored: string,
-  event: ReplyEvent,
+  event: ReplyEvent | StatusEvent,
   step: StepCommit,
   now: number,
   retentionMs: number,
+  status?: IngestItem['status'],
 ): StepValue | 'duplicate' | 'stale' | undefined {
   const record = step.record;
   if (!record) return undefined;
@@ -59,20 +69,33 @@ export function valueAfterStep(
     record: '',
     transcript: '',
   };
-  const applied = appliedWith(before.applied, event.id, now);
-  if (applied === undefined) return 'duplicate';
+  let applied = before.applied;
+  let messages = before.messages;
+  if (event.kind === 'status') {
+    const moved = status && messagesLineMoved(before.messages, event, status);
+    if (!moved) return undefined;
+    messages = moved;
+  } else {
+    const logged = appliedWith(before.applied, event.id, now);
+    if (logged === undefined) return 'duplicate';
+    applied = logged;
+  }
   if (before.seq !== step.expectedSeq) return 'stale';
   const timers = timersAfter(before, record.runId, step);
   if (!timers) return undefined;
-  const state = recordState(record);
-  const entry = `i[${event.receivedAt.toFixed(0)},${storableJson(event.body)},${storableJson(state)}]`;
-  const transcript = transcriptLineWith(before.transcript, entry);
+  const transcript =
+    event.kind === 'reply'
+      ? transcriptLineWith(
+          before.transcript,
+          `i[${event.receivedAt.toFixed(0)},${storableJson(event.body)},${storableJson(recordState(record))}]`,
+        )
+      : { line: before.transcript, spilled: [] };
   const value = joinValueLines({
     mark: newWriteMark(),
     seq: record.seq,
     applied,
     timers: timers.line,
-    messages: before.messages,
+    messages,
     record: conversationBody(record),
     transcript: transcript.line,
   });
@@ -85,6 +108,36 @@ export function valueAfterStep(
     // record until it opts in, an active one until it ends.
     ttlMs: record.status !== 'active' && !record.suppressed ? retentionMs : 0,
   };
+}
+
+/**
+ * The messages line with the entry of the status's sms moved to it, as `ingest-9.lua` moves
+ * it: its rank the status's, the status's record fields (`statusRecordOf`) merged over its
+ * record but for `v` and the location. Undefined unless the line holds the sms (a plain id),
+ * recorded as sent, at a rank below the status's.
+ */
+function messagesLineMoved(
+  line: string,
+  event: StatusEvent,
+  status: NonNullable<IngestItem['status']>,
+): string | undefined {
+  const { smsId } = event;
+  const from = plainId(smsId) ? line.indexOf(`["${smsId}",`) : -1;
+  if (from < 0) return undefined;
+  // `],["` only ever stands between two entries: no JSON string holds an unescaped quote.
+  const boundary = line.indexOf('],["', from);
+  const text = line.slice(from, boundary < 0 ? line.length - 1 : boundary + 1);
+  const parts = entryPattern.exec(text);
+  const rank = statusRank[status.status];
+  if (parts?.[3] !== '1' || Number(parts[2]) >= rank) return undefined;
+  const update = JSON.parse(messageBody(statusRecordOf({ event, status }))) as Record<
+    string,
+    unknown
+  >;
+  const { v: _v, l: _l, ...fields } = update;
+  const record = { ...(JSON.parse(parts[4]!) as Record<string, unknown>), ...fields };
+  const entry = `["${smsId}",${rank},1,${storableJson(record)}]`;
+  return `${line.slice(0, from)}${entry}${line.slice(from + text.length)}`;
 }
 
 /**

@@ -30,8 +30,8 @@ describe.each(['redis', 'cluster', 'memory'] as const)(
         return result;
       };
       const commitDirect = loop.store.commitDirect.bind(loop.store);
-      loop.store.commitDirect = async (event, step, now) => {
-        const result = await commitDirect(event, step, now);
+      loop.store.commitDirect = async (event, step, now, fields) => {
+        const result = await commitDirect(event, step, now, fields);
         if (result.ok && event.kind === 'reply') ingested.push(event.body);
         return result;
       };

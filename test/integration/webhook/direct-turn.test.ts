@@ -59,10 +59,10 @@ describe.each(['redis', 'cluster', 'memory'] as const)(
         return call.result;
       };
       const commitDirect = loop.store.commitDirect.bind(loop.store);
-      loop.store.commitDirect = async (event, step, now) => {
+      loop.store.commitDirect = async (event, step, now, fields) => {
         const call: Calls['directs'][number] = { id: event.id };
         calls.directs.push(call);
-        call.result = await commitDirect(event, step, now);
+        call.result = await commitDirect(event, step, now, fields);
         return call.result;
       };
     });

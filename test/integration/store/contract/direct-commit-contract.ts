@@ -142,7 +142,8 @@ export function directCommitContract(store: () => Store): void {
   // commit, which a driver may build on what the peek read.
   for (const peeked of [false, true]) {
     const commitDirect: Store['commitDirect'] = async (event, step, now) => {
-      if (peeked) await store().peekConversation(event, event.originSmsId);
+      if (peeked && event.kind === 'reply')
+        await store().peekConversation(event, event.originSmsId);
       return store().commitDirect(event, step, now);
     };
 
