@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBots } from '../../../src/bot/load-bots.ts';
 import { newEventSecret } from '../../../src/events/event-secret.ts';
 import type { OutboundEvent } from '../../../src/events/outbound-event.ts';
-import { verifyWebhook } from '../../../src/events/verify-webhook.ts';
+import { signedEvent } from '../../support/event-receiver.ts';
 import { location, type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -45,7 +45,9 @@ describe('replyflow webhooks deliveries | replay, against the deployment store',
           return;
         }
         const body = Buffer.concat(chunks).toString('utf8');
-        accepted.push(verifyWebhook(secret, req.headers as Record<string, string>, body));
+        const event = signedEvent(secret, req, body, res);
+        if (!event) return;
+        accepted.push(event);
         res.writeHead(204).end();
       });
     });

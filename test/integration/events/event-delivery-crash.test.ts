@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { createBotRegistry } from '../../../src/bot/bot-registry.ts';
 import { newEventSecret } from '../../../src/events/event-secret.ts';
-import { verifyWebhook } from '../../../src/events/verify-webhook.ts';
 import echo from '../../fixtures/bots/echo-bot.ts';
+import { signedEvent } from '../../support/event-receiver.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 import {
@@ -29,7 +29,8 @@ describe('outbound events through a worker SIGKILLed mid-delivery, on redis', ()
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const event = verifyWebhook(secret, req.headers as Record<string, string>, body);
+      const event = signedEvent(secret, req, body, res);
+      if (!event) return;
       const n = requests++;
       // Fails 5 times, then answers slowly: the kill lands while deliveries are in flight.
       if (n < 5) res.writeHead(500).end();

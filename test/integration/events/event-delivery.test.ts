@@ -10,7 +10,7 @@ import { record } from '../../../src/bot/record.ts';
 import { reply } from '../../../src/bot/reply.ts';
 import { newEventSecret } from '../../../src/events/event-secret.ts';
 import type { EventSubscription, OutboundEvent } from '../../../src/events/outbound-event.ts';
-import { verifyWebhook } from '../../../src/events/verify-webhook.ts';
+import { signedEvent } from '../../support/event-receiver.ts';
 import { type ReplyLoop, startReplyLoop } from '../../support/reply-loop.ts';
 import { waitFor } from '../../support/wait-for.ts';
 
@@ -74,7 +74,8 @@ async function receiver(answer: (n: number, res: ServerResponse) => void) {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
-      const event = verifyWebhook(secret, req.headers as Record<string, string>, body);
+      const event = signedEvent(secret, req, body, res);
+      if (!event) return;
       const index = n++;
       res.on('finish', () => deliveries.push({ status: res.statusCode, event }));
       answer(index, res);
