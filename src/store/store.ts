@@ -155,7 +155,9 @@ export interface Store extends CampaignStore, EventOutbox {
    * the record of the message `originSmsId` names (when replyflow sent it), read in one round
    * trip under no claim, for a step the web role runs in the request itself. Resolves null when
    * the conversation is busy: a worker holds it, or events wait in its mailbox (those go first,
-   * so the event goes through the mailbox as well).
+   * so the event goes through the mailbox as well). A store may answer from what it already
+   * knows of the conversation, busy or not: `commitDirect` checks both that nobody holds it and
+   * that it is still the conversation the view showed, and refuses otherwise.
    *
    * With `statusRank` (the direct turn of a status of sms `originSmsId`, `statusRank` its
    * status's rank): null unless `commitDirect` can move that message's record with the step

@@ -99,6 +99,8 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       if (typeof id !== 'string' || id === '') continue;
       const view = reply.slice(i + 1, i + stride) as unknown[];
       const key = parseConversationId(id);
+      // Held by a worker now: a look reads it again (and finds it busy).
+      if (queue === 'inbox') values.delete(id);
       claims.push({
         queue,
         partition,
@@ -250,6 +252,8 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
   ): Promise<DirectCommitResult | undefined> => {
     const c = keys.conversation(claim);
     const known = values.get(c.id);
+    // A look from that value: what the commit answers says whether it was still Redis's.
+    const looked = values.lookChecked(c.id);
     if (known === undefined || !builtStep(step, now)) return undefined;
     const built = valueAfterStep(
       known,
@@ -321,6 +325,7 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       throw error;
     }
     values.settled(c.id, mark, status === 'ok');
+    if (looked) values.checked(status === 'ok');
     if (status === 'busy') return { ok: false, reason: 'busy' };
     if (status !== 'ok') return undefined;
     if (handed !== 1 || !first) return { ok: true };
@@ -337,12 +342,31 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     };
   };
 
-  /** The direct view of a reply (`peekConversation`): two plain reads in one write. */
+  /**
+   * The direct view of a reply (`peekConversation`). From the value this process knows, with no
+   * call, while such values mostly held (`values.trusted`): the commit checks that the value is
+   * still Redis's and that nobody holds the conversation, and counts the check. A GET when the
+   * origin's record is not in that value's messages line. Else two plain reads in one write, the
+   * value and whether the conversation is busy, which check the value known too.
+   */
   const peekReply = async (
     key: ConversationKey,
     originSmsId: string | undefined,
   ): Promise<DirectView | null> => {
     const c = keys.conversation(key);
+    const known = values.get(c.id);
+    if (known !== undefined && values.trusted()) {
+      const view = directViewOf(known, key, originSmsId);
+      values.looked(c.id);
+      if (originSmsId === undefined) return { record: view?.record ?? null, origin: null };
+      const own =
+        view?.message ??
+        (await withStoreErrors('peekConversation', () => redis.get(c.message(originSmsId))));
+      return {
+        record: view?.record ?? null,
+        origin: messageRecordOf(own, originSmsId, key.phone, key.location),
+      };
+    }
     const mark = values.mark(c.id);
     // Two plain reads, sent in the same write (no pipeline object: ioredis's costs more CPU
     // than the reads): nothing for Redis to run but the reads.
@@ -352,10 +376,12 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         redis.exists(c.lock('inbox'), c.list('inbox')),
       ]),
     );
+    const value = typeof stored === 'string' ? stored : '';
+    if (known !== undefined) values.checked(busy === 0 && value === known);
     if (busy !== 0) return null;
     // What the direct commit builds its value on (commitDirect), unless a write of this
     // process was sent meanwhile: the value it set is the newer one (value-cache.ts).
-    values.setUnlessChanged(c.id, typeof stored === 'string' ? stored : '', mark);
+    values.setUnlessChanged(c.id, value, mark);
     const read = directViewOf(stored, key, originSmsId);
     const origin =
       originSmsId === undefined
@@ -418,8 +444,11 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
         // Each partition may claim them all: the caller's worker refuses what it cannot take.
         for (const item of group) {
           const update = item.status ? statusRecordOf({ ...item, status: item.status }) : null;
+          const id = keys.conversation(item.event).id;
+          // Its mailbox holds an event now, or its value moves in Lua: a look reads it again.
+          values.delete(id);
           args.push(
-            keys.conversation(item.event).id,
+            id,
             mailboxEventJson(item.event),
             update?.smsId ?? '',
             update ? statusRank[update.status] : 0,

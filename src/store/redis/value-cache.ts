@@ -25,7 +25,24 @@ export interface ValueCache {
    * was in flight set or forgot it, and the read answered what Redis held before that write).
    */
   setUnlessChanged(id: string, value: string, mark: number): void;
+  /**
+   * Whether a reply's look may answer from the value known here, with no read: while the values
+   * known here were still Redis's in most recent checks (`checked`). Several processes writing
+   * the same conversations make them stale; reads then answer the looks until they are found
+   * fresh again.
+   */
+  trusted(): boolean;
+  /** A look answered from the value known of `id`: its commit checks it (`lookChecked`). */
+  looked(id: string): void;
+  /** Whether `id`'s value known here answered a look not checked yet (and forgets it). */
+  lookChecked(id: string): boolean;
+  /** A value known here was checked against Redis: `fresh` when Redis still held it. */
+  checked(fresh: boolean): void;
 }
+
+/** Each check's weight in the share of stale values (`trusted`), and the share that ends trust. */
+const checkWeight = 1 / 16;
+const staleMost = 0.25;
 
 /**
  * The conversation values this process read (a direct turn's look) or wrote (its commit, a
@@ -40,8 +57,13 @@ export interface ValueCache {
  */
 export function createValueCache(max = 2_048): ValueCache {
   /** By id: the value (undefined once forgotten), the change that left it, and whether a write still in flight did. */
-  const known = new Map<string, { value: string | undefined; change: number; inFlight: boolean }>();
+  const known = new Map<
+    string,
+    { value: string | undefined; change: number; inFlight: boolean; looked?: boolean }
+  >();
   let changes = 0;
+  /** The recent checks' share of stale values, weighted toward the latest (`checkWeight`). */
+  let staleShare = 0;
   const put = (id: string, value: string | undefined, inFlight: boolean) => {
     known.delete(id);
     known.set(id, { value, change: ++changes, inFlight });
@@ -68,6 +90,20 @@ export function createValueCache(max = 2_048): ValueCache {
     mark: (id) => known.get(id)?.change ?? 0,
     setUnlessChanged(id, value, mark) {
       if ((known.get(id)?.change ?? 0) === mark) put(id, value, false);
+    },
+    trusted: () => staleShare < staleMost,
+    looked(id) {
+      const entry = known.get(id);
+      if (entry) entry.looked = true;
+    },
+    lookChecked(id) {
+      const entry = known.get(id);
+      if (!entry?.looked) return false;
+      entry.looked = false;
+      return true;
+    },
+    checked(fresh) {
+      staleShare += ((fresh ? 0 : 1) - staleShare) * checkWeight;
     },
   };
 }

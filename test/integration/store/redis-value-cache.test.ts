@@ -39,6 +39,19 @@ async function scriptsOf(run: () => Promise<unknown>): Promise<string[]> {
   return [...called];
 }
 
+/** The commands (lower case) the calls made in `run` sent on the connection, in order. */
+const sent: string[] = [];
+const sendCommand = redis.sendCommand.bind(redis);
+redis.sendCommand = ((command: { name: string }, ...rest: unknown[]) => {
+  sent.push(command.name.toLowerCase());
+  return (sendCommand as (...args: unknown[]) => unknown)(command, ...rest);
+}) as typeof redis.sendCommand;
+async function commandsOf(run: () => Promise<unknown>): Promise<string[]> {
+  sent.length = 0;
+  await run();
+  return [...sent];
+}
+
 /** A Redis store on a keyspace of its own, deleted after the file. */
 function storeOn(name: string): Store {
   const prefix = randomPrefix(name);
@@ -165,7 +178,9 @@ describe('two Redis store instances on one keyspace', () => {
  * the reply's look read, and neither write falls back to the merging scripts.
  */
 describe('writes of one process in flight together on Redis', () => {
-  const store = storeOn('value-chain');
+  // `worker`: another process on the keyspace, whose claims this process's cache cannot know of
+  // (a claim of its own makes it forget the value: its look reads again).
+  const { one: store, other: worker } = twoStoresOn('value-chain');
 
   /** A conversation at seq 1 whose reply r-1 was committed directly, its answer's outbox handed over. */
   async function answerHandedOver(phone: string) {
@@ -240,9 +255,10 @@ describe('writes of one process in flight together on Redis', () => {
     const phone = '33612399204';
     await recordedSms(store, phone, 'sms-old');
     expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
-    // A worker holds the conversation: the direct commit of r-1 will be refused.
-    await store.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 1);
-    const inbox = await claimOf(store, 'inbox', phone, t0 + 1);
+    // A worker of another process holds the conversation: the direct commit of r-1 will be
+    // refused.
+    await worker.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 1);
+    const inbox = await claimOf(worker, 'inbox', phone, t0 + 1);
     const step = replyStep(phone, 'r-1', 1);
     const event = replyEvent('r-1', phone, 'sms-old');
     const results = await Promise.all([
@@ -255,16 +271,17 @@ describe('writes of one process in flight together on Redis', () => {
       { ok: false, reason: 'busy' },
     ]);
     expect(await store.listApplied(keyOf(phone))).not.toContain('r-1');
-    await store.release(inbox, t0 + 3);
+    await worker.release(inbox, t0 + 3);
   });
 
   it('falls back to the merging scripts, losing nothing, when the write sent first is refused', async () => {
     const phone = '33612399202';
     const { first, outbox } = await answerHandedOver(phone);
     expect((await store.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(2);
-    // A worker of this process holds the conversation now: the direct commit is refused (busy).
-    await store.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 2);
-    const inbox = await claimOf(store, 'inbox', phone, t0 + 2);
+    // A worker of another process holds the conversation now: the direct commit is refused
+    // (busy).
+    await worker.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-old') }], t0 + 2);
+    const inbox = await claimOf(worker, 'inbox', phone, t0 + 2);
     const message = first.outbound[0]!;
     const sent = sentRecord(phone, 'sms-1', message.id);
     let results: unknown[] = [];
@@ -283,7 +300,7 @@ describe('writes of one process in flight together on Redis', () => {
     expect(await store.getMessage(phone, 'sms-1')).toMatchObject({ outboxId: message.id });
     expect(await store.listApplied(keyOf(phone))).not.toContain('r-2');
     expect(await store.pendingOutbound(keyOf(phone))).toEqual([]);
-    await store.release(inbox, t0 + 5);
+    await worker.release(inbox, t0 + 5);
   });
 });
 
@@ -380,5 +397,109 @@ describe('write marks on Redis', () => {
     expect(await one.getMessage(phone, 'sms-old')).toMatchObject({ status: 'delivered' });
     expect(await one.getMessage(phone, 'sms-new')).toMatchObject({ outboxId: message.id });
     expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 2));
+  });
+});
+
+/**
+ * A reply's look (`peekConversation`) from the value this process wrote or read last: no call
+ * while such values were mostly still Redis's, the commit checking it; reads again once they
+ * were found stale (another process writes the same conversations), until they are found fresh.
+ */
+describe("a reply's look on Redis", () => {
+  const { one, other } = twoStoresOn('reply-look');
+
+  /** A conversation at seq 2: r-1 committed directly by `one`, its answer sms-1 recorded sent. */
+  async function answered(phone: string) {
+    await recordedSms(one, phone, 'sms-old');
+    expect((await one.peekConversation(keyOf(phone), 'sms-old'))?.record?.seq).toBe(1);
+    const step = replyStep(phone, 'r-1', 1);
+    const handed = await one.commitDirect(replyEvent('r-1', phone, 'sms-old'), step, t0 + 1);
+    if (!handed.ok || !handed.outbox) throw new Error('expected the outbox handed over');
+    const message = step.outbound[0]!;
+    const record = sentRecord(phone, 'sms-1', message.id);
+    expect(await one.recordSent(handed.outbox, message.id, record, t0 + 2, [], message)).toEqual({
+      ok: true,
+      nextOutbox: { message: null, sentSmsId: null },
+      released: true,
+    });
+  }
+
+  it('answers from the value it wrote with no call, and reads the origin alone when that value does not hold it', async () => {
+    const phone = '33612399301';
+    await answered(phone);
+    let view: Awaited<ReturnType<Store['peekConversation']>> = null;
+    expect(
+      await commandsOf(async () => {
+        view = await one.peekConversation(keyOf(phone), 'sms-1');
+      }),
+    ).toEqual([]);
+    expect(view).toMatchObject({
+      record: conversationRecord(phone, 2),
+      origin: { smsId: 'sms-1', outboxId: 'r-1:0' },
+    });
+    // An sms the value's messages line does not hold: its own record, read alone.
+    expect(
+      await commandsOf(async () => {
+        view = await one.peekConversation(keyOf(phone), 'sms-nowhere');
+      }),
+    ).toEqual(['get']);
+    expect(view).toEqual({ record: conversationRecord(phone, 2), origin: null });
+    // The commit built on it is written whole.
+    const scripts = await scriptsOf(() =>
+      one.commitDirect(replyEvent('r-2', phone, 'sms-1'), replyStep(phone, 'r-2', 2), t0 + 3),
+    );
+    expect(scripts).toEqual(['commit_direct']);
+    expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 3));
+  });
+
+  it('refuses as busy, changing nothing, a commit built on that look when another process holds the conversation', async () => {
+    const phone = '33612399302';
+    await answered(phone);
+    await other.ingest('n-x', [{ event: replyEvent('x-1', phone, 'sms-1') }], t0 + 3);
+    const inbox = await claimOf(other, 'inbox', phone, t0 + 3);
+    expect(await commandsOf(() => one.peekConversation(keyOf(phone), 'sms-1'))).toEqual([]);
+    expect(
+      await one.commitDirect(replyEvent('r-2', phone, 'sms-1'), replyStep(phone, 'r-2', 2), t0 + 4),
+    ).toEqual({ ok: false, reason: 'busy' });
+    expect(await one.listApplied(keyOf(phone))).not.toContain('r-2');
+    expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 2));
+    await other.release(inbox, t0 + 5);
+  });
+
+  it('reads again once the values it knows were found stale, and trusts them again once reads find them fresh', async () => {
+    /** Whether each look read (an MGET) rather than answering from the value known. */
+    const reads: boolean[] = [];
+    // Each conversation written by the other process after this one learnt its value, until a
+    // look reads (bounded: it must come).
+    for (let i = 0; i < 30 && !reads.at(-1); i++) {
+      const phone = `336124000${String(i).padStart(2, '0')}`;
+      await answered(phone);
+      expect((await other.peekConversation(keyOf(phone), 'sms-1'))?.record?.seq).toBe(2);
+      const theirs = replyStep(phone, 'o-1', 2);
+      expect(await other.commitDirect(replyEvent('o-1', phone, 'sms-1'), theirs, t0 + 3)).toEqual(
+        expect.objectContaining({ ok: true }),
+      );
+      const commands = await commandsOf(() => one.peekConversation(keyOf(phone), 'sms-1'));
+      reads.push(commands.includes('mget'));
+      // Built on the look: refused (the other's commit overtook it), whichever way it looked,
+      // and nothing of the other's commit is lost.
+      const mine = replyStep(phone, 'r-2', 2);
+      const result = await one.commitDirect(replyEvent('r-2', phone, 'sms-1'), mine, t0 + 4);
+      expect(result.ok).toBe(false);
+      expect(await one.getConversation(keyOf(phone))).toEqual(conversationRecord(phone, 3));
+    }
+    expect(reads[0]).toBe(false);
+    expect(reads.at(-1)).toBe(true);
+    // Conversations nobody else writes: the reads find this process's values fresh, until a
+    // look answers from them again (bounded: it must come).
+    const readsAfter: boolean[] = [];
+    for (let i = 0; i < 60 && readsAfter.at(-1) !== false; i++) {
+      const phone = `336124100${String(i).padStart(2, '0')}`;
+      await answered(phone);
+      const commands = await commandsOf(() => one.peekConversation(keyOf(phone), 'sms-1'));
+      readsAfter.push(commands.includes('mget'));
+    }
+    expect(readsAfter[0]).toBe(true);
+    expect(readsAfter.at(-1)).toBe(false);
   });
 });
