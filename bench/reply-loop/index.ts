@@ -87,6 +87,13 @@ interface Settings {
    * (the peer answers them 200 and does nothing else), and a phase ends once they all have.
    */
   statuses: boolean;
+  /**
+   * `--processes N`: N processes of the server on the one Redis, each notification to one of
+   * them in turn (a round robin, as a load balancer spreads them; autocannon's phase goes to the
+   * first), their CPU summed: what the look from the value a process knows costs when another
+   * process wrote it last.
+   */
+  processes: number;
 }
 
 /** The emulator's counters of `POST /v1/sms` arrivals. */
@@ -164,12 +171,14 @@ interface RunResult {
 }
 
 const usage = `reply-loop [--runs 3] [--phones 500] [--turns 5000] [--warm-up-turns 5000] [--hot 500] [--rate 1000] [--before DIR]
-           [--latency-seconds 4] [--connections 64] [--rate-connections 10] [--profile] [--profile-redis] [--statuses]
+           [--latency-seconds 4] [--connections 64] [--rate-connections 10] [--profile] [--profile-redis] [--statuses] [--processes 1]
            [--only replyflow,peer,baseline-client,replyflow-web,replyflow-before] [--replyflow-env NAME=value]...
   --turns N: turns measured cold (right after the starts) and again warm (after --warm-up-turns more)
   --profile-redis: one more phase per run with SLOWLOG at 0: Redis calls and µs per turn, per script
   --statuses: the service's status notifications too (each answer's sent and delivered posted to
               the server's webhook, at the service's own deadline and backoff), as in a deployment
+  --processes N: N processes of each server on its Redis, the notifications spread over them in
+              turn (not with --statuses: the emulator posts a status to every registered webhook)
   peer: the lean hand-written handler (plain undici POST /sms), the headline ratio's reference;
   baseline-client: the same handler sending through replyflow's messaging client
   --before DIR: also run replyflow from DIR (another checkout with node_modules), ratio "replyflow / before"`;
@@ -198,6 +207,7 @@ function parseSettings(args: readonly string[]): Settings {
       profile: { type: 'boolean', default: false },
       'profile-redis': { type: 'boolean', default: false },
       statuses: { type: 'boolean', default: false },
+      processes: { type: 'string', default: '1' },
       only: { type: 'string' },
       'replyflow-env': { type: 'string', multiple: true, default: [] },
       before: { type: 'string' },
@@ -228,6 +238,12 @@ function parseSettings(args: readonly string[]): Settings {
   if (unknown.length > 0 || only.length === 0) {
     throw new Error(`--only takes variants among ${allVariants.join(', ')}; got '${values.only}'`);
   }
+  const processes = positive('processes', values.processes);
+  if (processes > 1 && values.statuses) {
+    throw new Error(
+      `--processes ${processes} with --statuses: the emulator would post each status to every process's webhook, not to one of them\n${usage}`,
+    );
+  }
   const replyflowEnv: Record<string, string> = {};
   for (const pair of values['replyflow-env']) {
     const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(pair);
@@ -249,6 +265,7 @@ function parseSettings(args: readonly string[]): Settings {
     profile: values.profile,
     profileRedis: values['profile-redis'],
     statuses: values.statuses,
+    processes,
     variants: only as Variant[],
   };
 }
@@ -378,22 +395,29 @@ async function runOnceOn(
     variant === 'replyflow-before'
       ? pathToFileURL(resolve(settings.beforeDir!, 'bench/reply-loop/sut-process.ts'))
       : new URL('./sut-process.ts', import.meta.url);
-  const sut = await startChild<{ webhookUrl: string }>(
-    sutFile,
-    // replyflow-before's checkout may predate the name baseline-client.
-    [variant === 'replyflow-before' ? 'replyflow' : variant],
-    {
-      env: {
-        BENCH_REDIS_URL: redisUrl,
-        BENCH_PREFIX: prefix,
-        BENCH_PROVIDER_URL: emulator.ready.baseUrl,
-        BENCH_REPLYFLOW_ENV: JSON.stringify(settings.replyflowEnv),
-      },
-      execArgv: settings.profile ? profileArgs() : [],
-    },
+  const suts = await Promise.all(
+    Array.from({ length: settings.processes }, () =>
+      startChild<{ webhookUrl: string }>(
+        sutFile,
+        // replyflow-before's checkout may predate the name baseline-client.
+        [variant === 'replyflow-before' ? 'replyflow' : variant],
+        {
+          env: {
+            BENCH_REDIS_URL: redisUrl,
+            BENCH_PREFIX: prefix,
+            BENCH_PROVIDER_URL: emulator.ready.baseUrl,
+            BENCH_REPLYFLOW_ENV: JSON.stringify(settings.replyflowEnv),
+          },
+          execArgv: settings.profile ? profileArgs() : [],
+        },
+      ),
+    ),
   );
+  const sut = suts[0]!;
   try {
     const url = sut.ready.webhookUrl;
+    // Every process in turn (a round robin); the first alone with --processes 1.
+    const urls = suts.map((child) => child.ready.webhookUrl);
     if (settings.statuses) await registerStatusWebhook(emulator.ready.baseUrl, url);
     const tag = randomBytes(4).toString('hex');
     let seq = 0;
@@ -407,8 +431,10 @@ async function runOnceOn(
     const nextSpread = spreadOver(() => phoneNumber(spreadIndex++ % settings.phones));
     const hotPhone = phoneNumber(999_999);
     const cpu: CpuMeter = async () => {
-      const [own, emulated, info, loadGenerator] = await Promise.all([
-        sut.ask<{ micros: number; redisCommands: number }>('cpu'),
+      const [owns, emulated, info, loadGenerator] = await Promise.all([
+        Promise.all(
+          suts.map((child) => child.ask<{ micros: number; redisCommands: number }>('cpu')),
+        ),
         emulator.ask<{ micros: number }>('cpu'),
         redis.info('cpu'),
         Promise.resolve(process.cpuUsage()),
@@ -417,9 +443,9 @@ async function runOnceOn(
       const seconds = (field: string) =>
         Number(new RegExp(`${field}:([\\d.]+)`).exec(info)?.[1] ?? 0);
       return {
-        redisCommands: own.redisCommands,
+        redisCommands: owns.reduce((sum, own) => sum + own.redisCommands, 0),
         redisReads: Number(/total_reads_processed:(\d+)/.exec(stats)?.[1] ?? 0),
-        sut: own.micros,
+        sut: owns.reduce((sum, own) => sum + own.micros, 0),
         emulator: emulated.micros,
         redis: (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6,
         loadGenerator: loadGenerator.user + loadGenerator.system,
@@ -433,7 +459,7 @@ async function runOnceOn(
     // 1. Each phone starts its conversation (and every process warms up: JIT, connections).
     const starts = await measure(() =>
       runPool({
-        url,
+        url: urls,
         connections: settings.connections,
         amount: settings.phones,
         next: nextSpread,
@@ -449,7 +475,7 @@ async function runOnceOn(
       // first, right after the starts; then, after a warm-up, warm: a server runs warm.
       // An undici Pool drives them (issue 26: it costs the runner less than autocannon).
       const turnsOf = (amount: number) => () =>
-        runPool({ url, connections: settings.connections, amount, next: nextSpread });
+        runPool({ url: urls, connections: settings.connections, amount, next: nextSpread });
       cold = await measure(turnsOf(settings.turns));
       if (settings.warmUpTurns > 0) warmUp = await measure(turnsOf(settings.warmUpTurns));
       // The warm phase also takes INFO commandstats (CONFIG RESETSTAT before it).
@@ -463,7 +489,7 @@ async function runOnceOn(
       // 3. One hot conversation: every notification for the same phone.
       const hotPhase = await measure(() =>
         runPool({
-          url,
+          url: urls,
           connections: settings.rateConnections,
           amount: settings.hot,
           next: spreadOver(() => hotPhone),
@@ -485,13 +511,14 @@ async function runOnceOn(
     // 5. Ack latency at the same rate, evenly paced and open-loop.
     const paced = await measure(() =>
       runPaced({
-        url,
+        url: urls,
         rate: settings.rate,
         durationMs: settings.latencySeconds * 1000,
         next: nextSpread,
       }),
     );
-    const { rss } = await sut.ask<{ rss: number }>('memory');
+    const memories = await Promise.all(suts.map((child) => child.ask<{ rss: number }>('memory')));
+    const rss = memories.reduce((sum, memory) => sum + memory.rss, 0);
     const { duplicates } = await emulator.ask<{ duplicates: number }>('duplicates');
     return {
       variant,
@@ -504,8 +531,8 @@ async function runOnceOn(
       duplicateSms: duplicates,
     };
   } finally {
-    // The child deletes its keys as it stops; check that nothing was left behind.
-    await sut.close();
+    // The children delete their keys as they stop; check that nothing was left behind.
+    await Promise.all(suts.map((child) => child.close()));
     const left = await countKeys(redis, prefix);
     if (left > 0) console.warn(`warning: ${left} keys were left under ${prefix}`);
   }
@@ -758,6 +785,9 @@ function summarize(results: readonly RunResult[], settings: Settings): string {
     `medians of ${settings.runs} runs${env.length > 0 ? ` (replyflow with ${env.join(' ')})` : ''} ` +
       (settings.statuses
         ? "(with the service's status notifications: each answer's sent and delivered posted to the server) "
+        : '') +
+      (settings.processes > 1
+        ? `(${settings.processes} processes of each server on its Redis, the notifications to each in turn; CPU "app" is theirs summed) `
         : '') +
       `(turns/s: ${settings.turns} turns each, cold right after the ${settings.phones} starts, then warm after ${settings.warmUpTurns} more) ` +
       `(hot: ${settings.hot} notifications to one phone, ${settings.rateConnections} connections; ` +

@@ -85,24 +85,31 @@ export async function runAutocannon(options: {
  * written → answer read, per request.
  */
 export async function runPool(options: {
-  url: string;
+  /** One server, or several behind a round robin: connection i goes to server i mod n. */
+  url: string | readonly string[];
   connections: number;
   amount: number;
   next: NextBody;
 }): Promise<LoadResult> {
-  const target = new URL(options.url);
-  const pool = new Pool(target.origin, {
-    connections: options.connections,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-  });
+  const urls = typeof options.url === 'string' ? [options.url] : options.url;
+  const targets = urls.map((url) => new URL(url));
+  const pools = targets.map(
+    (target, i) =>
+      new Pool(target.origin, {
+        connections: Math.ceil((options.connections - i) / targets.length),
+        pipelining: 1,
+        keepAliveTimeout: 60_000,
+      }),
+  );
   const samples: number[] = [];
   let ok = 0;
   let failed = 0;
   let issued = 0;
   const started = performance.now();
   let lastAnswer = started;
-  const loop = async () => {
+  const loop = async (_: unknown, connection: number) => {
+    const pool = pools[connection % pools.length]!;
+    const target = targets[connection % targets.length]!;
     while (issued < options.amount) {
       issued++;
       const sentAt = performance.now();
@@ -130,7 +137,7 @@ export async function runPool(options: {
   try {
     await Promise.all(Array.from({ length: options.connections }, loop));
   } finally {
-    await pool.close();
+    await Promise.all(pools.map((pool) => pool.close()));
   }
   return {
     ok,
@@ -149,28 +156,37 @@ export async function runPool(options: {
  * happen on 1 ms timer ticks, which adds up to about 1 ms to each sample.
  */
 export async function runPaced(options: {
-  url: string;
+  /** One server, or several behind a round robin: the i-th request goes to server i mod n. */
+  url: string | readonly string[];
   rate: number;
   durationMs: number;
   next: NextBody;
-  /** Most connections opened; a request waits for a free one beyond that. */
+  /** Most connections opened (to each server); a request waits for a free one beyond that. */
   connections?: number;
 }): Promise<LoadResult> {
-  const target = new URL(options.url);
-  const pool = new Pool(target.origin, {
-    connections: options.connections ?? 256,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-  });
+  const urls = typeof options.url === 'string' ? [options.url] : options.url;
+  const targets = urls.map((url) => new URL(url));
+  const pools = targets.map(
+    (target) =>
+      new Pool(target.origin, {
+        connections: options.connections ?? 256,
+        pipelining: 1,
+        keepAliveTimeout: 60_000,
+      }),
+  );
   const total = Math.round((options.rate * options.durationMs) / 1000);
   const interval = 1000 / options.rate;
   const samples: number[] = [];
   let ok = 0;
   let failed = 0;
   const inFlight: Promise<void>[] = [];
-  const send = (intendedAt: number) =>
-    pool
-      .request({ path: target.pathname, method: 'POST', headers, body: options.next() })
+  const send = (intendedAt: number, i: number) =>
+    pools[i % pools.length]!.request({
+      path: targets[i % targets.length]!.pathname,
+      method: 'POST',
+      headers,
+      body: options.next(),
+    })
       .then(async (response) => {
         await response.body.dump();
         if (response.statusCode >= 200 && response.statusCode < 300) {
@@ -186,14 +202,14 @@ export async function runPaced(options: {
   while (sent < total) {
     const now = performance.now();
     while (sent < total && started + sent * interval <= now) {
-      inFlight.push(send(started + sent * interval));
+      inFlight.push(send(started + sent * interval, sent));
       sent++;
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await Promise.all(inFlight);
   const elapsedMs = performance.now() - started;
-  await pool.close();
+  await Promise.all(pools.map((pool) => pool.close()));
   return {
     ok,
     failed,

@@ -202,6 +202,22 @@ export function createWorker(options: WorkerOptions): Worker {
   ): Promise<DirectTurn> {
     if (!consumer.running) return 'queue';
     if (event.kind === 'status' && !status) return 'queue';
+    const turn = await directTurn(event, status);
+    // Stale: another commit (often another process's) came between the look and the commit,
+    // which wrote nothing. The step again, once, on a new look (a read: the store forgot the
+    // value it looked at); then the mailbox.
+    if (turn === 'stale' && event.kind === 'reply') {
+      const again = await directTurn(event, status);
+      return again === 'stale' ? 'queue' : again;
+    }
+    return turn === 'stale' ? 'queue' : turn;
+  }
+
+  /** One look, step and commit of `direct`; `stale` for a commit refused as stale. */
+  async function directTurn(
+    event: ReplyEvent | StatusEvent,
+    status?: IngestItem['status'],
+  ): Promise<DirectTurn | 'stale'> {
     const view =
       event.kind === 'reply'
         ? await store.peekConversation(event, event.originSmsId)
@@ -225,7 +241,9 @@ export function createWorker(options: WorkerOptions): Worker {
       committed = await commitOne(commit, save);
     }
     const { result, committedAt } = committed;
-    if (!result.ok) return result.reason === 'duplicate' ? 'duplicate' : 'queue';
+    if (!result.ok) {
+      return result.reason === 'duplicate' || result.reason === 'stale' ? result.reason : 'queue';
+    }
     report(claim, event.id, event.kind, outcome);
     await committedStep(claim, commit, outcome, result.outbox, committedAt, stepStartedAt);
     return 'committed';

@@ -177,7 +177,8 @@ export interface Store extends CampaignStore, EventOutbox {
    * notification is answered once this resolved, so a failure before leaves the service to
    * deliver it again). Atomically: `busy` unless nobody holds the conversation and its mailbox
    * is empty; `duplicate` when its recent applied log has `event.id` (an earlier delivery's turn
-   * was committed); `stale` unless the record's seq is `step.expectedSeq`; `suppressed` as for
+   * was committed); `stale` unless the record's seq is `step.expectedSeq` (or, after a view the
+   * store answered from what it knew, when the conversation moved since); `suppressed` as for
    * `commitStep`. Then everything `commitStep` writes (record, transcript, outbox and its claim
    * with `claimOutbox`, timers, applied log, results, counters, events, suppression), with
    * nothing popped and no claim to extend or release. Refused outcomes change nothing.

@@ -327,6 +327,10 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
     values.settled(c.id, mark, status === 'ok');
     if (looked) values.checked(status === 'ok');
     if (status === 'busy') return { ok: false, reason: 'busy' };
+    // A look from a value known here that has moved since: mostly another process's commit,
+    // which the merging script would refuse as stale too. The value is forgotten (settled
+    // above), so the caller's next look reads it.
+    if (looked && status === 'moved') return { ok: false, reason: 'stale' };
     if (status !== 'ok') return undefined;
     if (handed !== 1 || !first) return { ok: true };
     return {

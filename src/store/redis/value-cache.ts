@@ -27,7 +27,7 @@ export interface ValueCache {
   setUnlessChanged(id: string, value: string, mark: number): void;
   /**
    * Whether a reply's look may answer from the value known here, with no read: while the values
-   * known here were still Redis's in most recent checks (`checked`). Several processes writing
+   * known here were still Redis's in nearly all recent checks (`checked`). Several processes writing
    * the same conversations make them stale; reads then answer the looks until they are found
    * fresh again.
    */
@@ -40,9 +40,14 @@ export interface ValueCache {
   checked(fresh: boolean): void;
 }
 
-/** Each check's weight in the share of stale values (`trusted`), and the share that ends trust. */
+/**
+ * Each check's weight in the share of stale values (`trusted`), and the share that ends trust:
+ * a stale look costs a refused commit and a step again (docs/benchmarks.md, "A reply's look
+ * from the value known"), a read two plain commands, so a few stale looks in a hundred already
+ * cost more than the reads they save. Two stale checks in a row end it.
+ */
 const checkWeight = 1 / 16;
-const staleMost = 0.25;
+const staleMost = 0.1;
 
 /**
  * The conversation values this process read (a direct turn's look) or wrote (its commit, a

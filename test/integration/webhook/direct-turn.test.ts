@@ -167,6 +167,44 @@ describe.each(['redis', 'cluster', 'memory'] as const)(
       ]);
     });
 
+    it('steps a reply again on a new look when another commit came between its look and its commit', async () => {
+      const phone = '33612349005';
+      await started(phone);
+      const first = `overtaken-${phone}`;
+      const second = `overtaking-${phone}`;
+      // Right after the first reply's look, the second reply is taken in and committed (its
+      // own direct turn, before its 200): the first's commit finds the conversation moved.
+      const peek = loop.store.peekConversation.bind(loop.store);
+      let looks = 0;
+      loop.store.peekConversation = async (key, originSmsId, statusRank) => {
+        const view = await peek(key, originSmsId, statusRank);
+        if (key.phone === phone && looks++ === 0) {
+          expect(await loop.notify(replyNotification(second, phone, 'second'))).toBe(200);
+        }
+        return view;
+      };
+      try {
+        expect(await loop.notify(replyNotification(first, phone, 'first'))).toBe(200);
+      } finally {
+        loop.store.peekConversation = peek;
+      }
+      // Refused as stale once (nothing written), then committed on the new look, in its
+      // request: no ingest.
+      expect(directsOf(eventOf(first)).map((call) => call.result)).toEqual([
+        { ok: false, reason: 'stale' },
+        expect.objectContaining({ ok: true }),
+      ]);
+      expect(ingestsOf(eventOf(first))).toEqual([]);
+      const record = await loop.store.getConversation(key(phone));
+      expect(contextOf(record)?.seen).toEqual(['ECHO start', 'second', 'first']);
+      expect(await loop.waitForBodies(phone, 4)).toEqual([
+        greeting,
+        '#1: ECHO start',
+        '#2: second',
+        '#3: first',
+      ]);
+    });
+
     it('applies each of 20 replies of one phone posted at once exactly once, whichever path each took', async () => {
       const phone = '33612349003';
       await started(phone);
