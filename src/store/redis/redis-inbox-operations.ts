@@ -602,8 +602,13 @@ export function redisInboxOperations(context: RedisStoreContext): InboxOperation
       if (moveBelow === undefined) return peekReply(key, originSmsId);
       const id = keys.conversation(key).id;
       const known = values.get(id);
-      // What this process knows first (no call); read when it knows nothing of the value.
-      if (known !== undefined) return statusView(key, known, originSmsId, moveBelow);
+      // What this process knows first (no call), checked by the commit as a reply's look is;
+      // read when it knows nothing of the value, or while such looks were often stale.
+      if (known !== undefined && values.trusted()) {
+        const view = statusView(key, known, originSmsId, moveBelow);
+        if (view) values.looked(id);
+        return view;
+      }
       if (!(await peekReply(key, originSmsId))) return null;
       const read = values.get(id);
       return read === undefined ? null : statusView(key, read, originSmsId, moveBelow);

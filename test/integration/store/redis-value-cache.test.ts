@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { statusRank } from '../../../src/store/records.ts';
 import { createRedisStore } from '../../../src/store/redis/create-redis-store.ts';
 import type { StepCommit, Store } from '../../../src/store/store.ts';
 import { connectTestRedis, randomPrefix } from '../../support/redis.ts';
@@ -490,6 +491,12 @@ describe("a reply's look on Redis", () => {
     }
     expect(reads[0]).toBe(false);
     expect(reads.at(-1)).toBe(true);
+    // A status's look reads then too, for a value this process wrote last.
+    await answered('33612400099');
+    const statusLook = await commandsOf(() =>
+      one.peekConversation(keyOf('33612400099'), 'sms-1', statusRank.delivered),
+    );
+    expect(statusLook).toContain('mget');
     // Conversations nobody else writes: the reads find this process's values fresh, until a
     // look answers from them again (bounded: it must come).
     const readsAfter: boolean[] = [];
@@ -501,5 +508,11 @@ describe("a reply's look on Redis", () => {
     }
     expect(readsAfter[0]).toBe(true);
     expect(readsAfter.at(-1)).toBe(false);
+    // And a status's look answers from the value known again.
+    await answered('33612410099');
+    const statusAfter = await commandsOf(() =>
+      one.peekConversation(keyOf('33612410099'), 'sms-1', statusRank.delivered),
+    );
+    expect(statusAfter).toEqual([]);
   });
 });
