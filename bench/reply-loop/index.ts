@@ -16,7 +16,14 @@ import {
   randomPrefix,
 } from '../lib/redis.ts';
 import { fixed, markdownTable, median } from '../lib/stats.ts';
-import { type LoadResult, type NextBody, runAutocannon, runPaced, runPool } from './load.ts';
+import {
+  type LoadResult,
+  type NextBody,
+  runAutocannon,
+  runPaced,
+  runPool,
+  startRoundRobin,
+} from './load.ts';
 import {
   type CommandStats,
   formatRedisProfile,
@@ -90,7 +97,8 @@ interface Settings {
   /**
    * `--processes N`: N processes of the server on the one Redis, each notification to one of
    * them in turn (a round robin, as a load balancer spreads them; autocannon's phase goes to the
-   * first), their CPU summed: what the look from the value a process knows costs when another
+   * first; with `statuses`, the emulator's status notifications through a round robin in the
+   * runner), their CPU summed: what the look from the value a process knows costs when another
    * process wrote it last.
    */
   processes: number;
@@ -178,7 +186,7 @@ const usage = `reply-loop [--runs 3] [--phones 500] [--turns 5000] [--warm-up-tu
   --statuses: the service's status notifications too (each answer's sent and delivered posted to
               the server's webhook, at the service's own deadline and backoff), as in a deployment
   --processes N: N processes of each server on its Redis, the notifications spread over them in
-              turn (not with --statuses: the emulator posts a status to every registered webhook)
+              turn (with --statuses, the statuses too, through a round robin in the runner)
   peer: the lean hand-written handler (plain undici POST /sms), the headline ratio's reference;
   baseline-client: the same handler sending through replyflow's messaging client
   --before DIR: also run replyflow from DIR (another checkout with node_modules), ratio "replyflow / before"`;
@@ -239,11 +247,6 @@ function parseSettings(args: readonly string[]): Settings {
     throw new Error(`--only takes variants among ${allVariants.join(', ')}; got '${values.only}'`);
   }
   const processes = positive('processes', values.processes);
-  if (processes > 1 && values.statuses) {
-    throw new Error(
-      `--processes ${processes} with --statuses: the emulator would post each status to every process's webhook, not to one of them\n${usage}`,
-    );
-  }
   const replyflowEnv: Record<string, string> = {};
   for (const pair of values['replyflow-env']) {
     const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(pair);
@@ -414,11 +417,17 @@ async function runOnceOn(
     ),
   );
   const sut = suts[0]!;
+  let roundRobin: Awaited<ReturnType<typeof startRoundRobin>> | undefined;
   try {
     const url = sut.ready.webhookUrl;
     // Every process in turn (a round robin); the first alone with --processes 1.
     const urls = suts.map((child) => child.ready.webhookUrl);
-    if (settings.statuses) await registerStatusWebhook(emulator.ready.baseUrl, url);
+    // Several processes: one address for the emulator's status notifications, each to the
+    // next process.
+    if (urls.length > 1 && settings.statuses) roundRobin = await startRoundRobin(urls);
+    if (settings.statuses) {
+      await registerStatusWebhook(emulator.ready.baseUrl, roundRobin?.url ?? url);
+    }
     const tag = randomBytes(4).toString('hex');
     let seq = 0;
     const spreadOver =
@@ -532,6 +541,7 @@ async function runOnceOn(
     };
   } finally {
     // The children delete their keys as they stop; check that nothing was left behind.
+    await roundRobin?.close();
     await Promise.all(suts.map((child) => child.close()));
     const left = await countKeys(redis, prefix);
     if (left > 0) console.warn(`warning: ${left} keys were left under ${prefix}`);

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import autocannon, { type Result as AutocannonResult } from 'autocannon';
 import { Pool } from 'undici';
@@ -217,5 +219,58 @@ export async function runPaced(options: {
     p50: percentile(samples, 50),
     p99: percentile(samples, 99),
     max: percentile(samples, 100),
+  };
+}
+
+/**
+ * A round robin in front of several servers, as a load balancer: each POST goes to the next of
+ * `urls` (the same path on each), headers and body as they came, and its answer's status and
+ * body go back. For the service's status notifications with `--processes` (the emulator posts
+ * each to every webhook registered, so one address must stand for them all). Its CPU is the
+ * load generator's.
+ */
+export async function startRoundRobin(
+  urls: readonly string[],
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const targets = urls.map((url) => new URL(url));
+  const pools = targets.map((target) => new Pool(target.origin, { keepAliveTimeout: 60_000 }));
+  let next = 0;
+  const server = createServer((request, response) => {
+    const i = next++ % targets.length;
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (typeof value === 'string' && name !== 'host' && name !== 'connection') {
+          headers[name] = value;
+        }
+      }
+      pools[i]!.request({
+        path: targets[i]!.pathname,
+        method: 'POST',
+        headers,
+        body: Buffer.concat(chunks),
+      }).then(
+        async (answer) => {
+          const body = await answer.body.text();
+          response.writeHead(answer.statusCode, { 'content-type': 'application/json' });
+          response.end(body);
+        },
+        () => {
+          response.writeHead(502);
+          response.end();
+        },
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${targets[0]!.pathname}`,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await Promise.all(pools.map((pool) => pool.close()));
+    },
   };
 }
